@@ -1,0 +1,71 @@
+//! The checked, typed scenario: what the config layer hands to the simulator builder.
+//! Nothing here is text to be interpreted; every value has its unit type.
+
+use std::path::PathBuf;
+
+use crate::fabric::params::SwitchParams;
+use crate::faults::FaultSpec;
+use crate::nic::params::NicParams;
+use crate::topology::Topology;
+use crate::traffic::FlowSpec;
+use crate::units::Time;
+
+/// `[sim]`: run control.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SimParams {
+    /// Simulated time to run.
+    pub duration: Time,
+    /// Master seed; every component derives an independent RNG stream from it.
+    pub seed: u64,
+    /// Start of the statistics window (goodput, counters in the summary).
+    pub warmup: Time,
+    /// End the run as soon as every finite flow has completed (default true).
+    pub stop_when_done: bool,
+}
+
+/// Table file format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TableFormat {
+    /// Comma-separated values.
+    Csv,
+    /// Apache Parquet (falls back to CSV with a warning when not built in).
+    Parquet,
+}
+
+/// `[output]`: what to write and where.
+#[derive(Clone, Debug, PartialEq)]
+pub struct OutputParams {
+    /// Result directory.
+    pub dir: PathBuf,
+    /// Per-flow throughput sampling interval; `None` = no throughput time series.
+    pub throughput_interval: Option<Time>,
+    /// Queue-depth sampling interval; `None` = no queue time series.
+    pub queue_sample_interval: Option<Time>,
+    /// Table format.
+    pub format: TableFormat,
+    /// Write report.html.
+    pub report: bool,
+    /// Keep at most this many pause-log rows (pfc.csv); later ones are counted, not kept.
+    pub max_pfc_log: usize,
+}
+
+/// A complete, validated scenario.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Scenario {
+    /// Scenario name (the file stem).
+    pub name: String,
+    /// Run control.
+    pub sim: SimParams,
+    /// The built topology.
+    pub topology: Topology,
+    /// Parameters per switch, indexed like `topology.switches`.
+    pub switches: Vec<SwitchParams>,
+    /// Parameters per host NIC, indexed like `topology.hosts`.
+    pub nics: Vec<NicParams>,
+    /// All flows (explicit and generated), in any order.
+    pub flows: Vec<FlowSpec>,
+    /// Faults.
+    pub faults: Vec<FaultSpec>,
+    /// Output settings.
+    pub output: OutputParams,
+}

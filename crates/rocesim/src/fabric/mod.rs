@@ -1,0 +1,3 @@
+//! The switching fabric: links, ports, MMU, PFC, scheduling, routing.
+
+pub mod params;

@@ -1,0 +1,173 @@
+//! Typed switch parameters, as resolved from `[switch]` (SCENARIO.md) for one switch.
+
+use crate::units::{Bytes, Rate, Time};
+
+/// How the shared buffer limits a priority group or queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferMode {
+    /// Dynamic threshold: a PG/queue may grow while its shared occupancy is below
+    /// α × (free shared buffer), α = 2^dynamic_th (Choudhury & Hahne; SONiC `dynamic_th`).
+    Dynamic,
+    /// Static thresholds: fixed byte counts.
+    Static,
+}
+
+/// Headroom per lossless ingress priority group.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Headroom {
+    /// Computed per port from its link: 2 × (propagation delay × rate) + 2 × MTU frame +
+    /// the 802.3 Annex 31B.3.7 peer response time, + one PFC frame.
+    Auto,
+    /// An explicit number of bytes.
+    Fixed(Bytes),
+    /// A multiple of the automatic value (e.g. 0.5 to provoke lossless drops).
+    AutoScaled(f64),
+}
+
+/// Lossless (PFC-enabled) priority-group thresholds.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LosslessParams {
+    /// log2 α of the dynamic XOFF threshold (SONiC `dynamic_th`); used in dynamic mode.
+    pub dynamic_th: i8,
+    /// Static mode: XOFF threshold on the PG's occupancy (reserved + shared).
+    pub xoff: Bytes,
+    /// Static mode: XON threshold on the PG's occupancy.
+    pub xon: Bytes,
+    /// Dynamic mode: XON is sent when the shared occupancy has fallen this far below the
+    /// XOFF threshold (SONiC `xon_offset`).
+    pub xon_offset: Bytes,
+    /// Headroom absorbing bytes in flight after XOFF.
+    pub headroom: Headroom,
+    /// Guaranteed bytes per ingress PG before the shared pool is used.
+    pub reserved: Bytes,
+}
+
+/// Lossy queue limits: above the limit packets are dropped (tail drop).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct LossyParams {
+    /// log2 α of the dynamic egress queue limit.
+    pub dynamic_th: i8,
+    /// Static mode: egress queue limit.
+    pub limit: Bytes,
+    /// Guaranteed bytes per egress queue.
+    pub reserved: Bytes,
+}
+
+/// Egress scheduling discipline of one queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum QueueSched {
+    /// Strict priority: served before any DWRR queue; among strict queues the higher index wins.
+    Strict,
+    /// Deficit weighted round robin with this weight (quantum = weight × 1024 bytes... see scheduler).
+    Dwrr(u32),
+}
+
+/// Where ECN marking is decided.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MarkOn {
+    /// When the packet joins the egress queue.
+    Enqueue,
+    /// When the packet leaves the egress queue.
+    Dequeue,
+}
+
+/// RED/WRED ECN marking on egress queue depth (used by the congestion-control issue).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct EcnParams {
+    /// Bitmask of queues that mark.
+    pub queues: u8,
+    /// Below Kmin nothing is marked.
+    pub kmin: Bytes,
+    /// At or above Kmax everything ECN-capable is marked.
+    pub kmax: Bytes,
+    /// Marking probability just below Kmax.
+    pub pmax: f64,
+    /// Decide at enqueue or at dequeue.
+    pub mark_on: MarkOn,
+}
+
+/// Parameters of one switch.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SwitchParams {
+    /// Total shared buffer (the MMU's cell pool), bytes.
+    pub buffer_size: Bytes,
+    /// DSCP → traffic class (SONiC DSCP_TO_TC_MAP); unmapped DSCPs go to TC 0.
+    pub dscp_to_tc: [u8; 64],
+    /// TC → egress queue (identity unless given). The priority group of a TC is the TC.
+    pub tc_to_queue: [u8; 8],
+    /// Bitmask of lossless (PFC-enabled) traffic classes.
+    pub pfc_enable: u8,
+    /// Static or dynamic thresholds.
+    pub buffer_mode: BufferMode,
+    /// Lossless PG thresholds.
+    pub lossless: LosslessParams,
+    /// Lossy queue limits.
+    pub lossy: LossyParams,
+    /// Per-queue scheduling discipline.
+    pub scheduler: [QueueSched; 8],
+    /// Cable length in metres, for `headroom = "auto"` when it exceeds the link's delay.
+    pub cable_length_m: f64,
+    /// Quanta carried by an XOFF pause frame (802.1Qbb; 1 quantum = 512 bit times).
+    pub pfc_quanta: u16,
+    /// Peer response delay: time from a pause frame's arrival to when it takes effect.
+    /// `None` = the 802.3 Annex 31B maximum for the link speed.
+    pub pfc_response: Option<Time>,
+    /// ECN marking, if any queue marks.
+    pub ecn: Option<EcnParams>,
+    /// Forwarding latency added at ingress (0 = store-and-forward only).
+    pub latency: Time,
+}
+
+impl Default for SwitchParams {
+    fn default() -> Self {
+        let mut dscp_to_tc = [0u8; 64];
+        dscp_to_tc[26] = 3;
+        dscp_to_tc[48] = 6;
+        let mut scheduler = [QueueSched::Dwrr(1); 8];
+        scheduler[6] = QueueSched::Strict;
+        scheduler[7] = QueueSched::Strict;
+        SwitchParams {
+            buffer_size: Bytes(12_000_000),
+            dscp_to_tc,
+            tc_to_queue: [0, 1, 2, 3, 4, 5, 6, 7],
+            pfc_enable: 1 << 3,
+            buffer_mode: BufferMode::Dynamic,
+            lossless: LosslessParams {
+                dynamic_th: -4,
+                xoff: Bytes(180_000),
+                xon: Bytes(160_000),
+                xon_offset: Bytes(2_000),
+                headroom: Headroom::Auto,
+                reserved: Bytes(1248),
+            },
+            lossy: LossyParams { dynamic_th: 3, limit: Bytes(1_000_000), reserved: Bytes(0) },
+            scheduler,
+            cable_length_m: 5.0,
+            pfc_quanta: 65535,
+            pfc_response: None,
+            ecn: None,
+            latency: Time::ZERO,
+        }
+    }
+}
+
+/// The 802.3 Annex 31B.3.7 maximum pause response delay, in pause quanta, for a link speed.
+/// Values per speed class: 10G 67, 25G 80 (as 802.3by), 40G 118, 50G 147, 100G 394, 200G 453,
+/// 400G 905 quanta. Speeds in between use the next higher class.
+pub fn pause_response_quanta(rate: Rate) -> u64 {
+    let g = rate.bps() / 1_000_000_000;
+    match g {
+        0..=10 => 67,
+        11..=25 => 80,
+        26..=40 => 118,
+        41..=50 => 147,
+        51..=100 => 394,
+        101..=200 => 453,
+        _ => 905,
+    }
+}
+
+/// Duration of `quanta` pause quanta at `rate`: quanta × 512 bit times (802.1Qbb).
+pub fn quanta_time(quanta: u64, rate: Rate) -> Time {
+    rate.tx_time(quanta * 64)
+}

@@ -1,0 +1,4 @@
+//! Measurement: counters, samplers, pause log, results.
+
+pub mod results;
+pub use results::*;

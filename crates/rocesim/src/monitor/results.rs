@@ -1,0 +1,179 @@
+//! What a finished (or interrupted) run reports. The output layer turns this into files.
+
+use serde::Serialize;
+
+/// One flow's outcome.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct FlowResult {
+    /// Flow index.
+    pub flow_id: u32,
+    /// Name from the scenario, or the id as text.
+    pub name: String,
+    /// Sender host name.
+    pub src: String,
+    /// Receiver host name.
+    pub dst: String,
+    /// Message size; `None` for long-lived flows.
+    pub size_bytes: Option<u64>,
+    /// Start time, ns.
+    pub start_ns: u64,
+    /// Completion time (last byte delivered in order at the receiver), ns.
+    pub end_ns: Option<u64>,
+    /// Flow completion time, ns.
+    pub fct_ns: Option<u64>,
+    /// Ideal FCT: size at the bottleneck line rate with headers, plus the path's base RTT, ns.
+    pub ideal_fct_ns: Option<u64>,
+    /// fct / ideal.
+    pub slowdown: Option<f64>,
+    /// Payload delivered in order to the receiver (whole run).
+    pub bytes_delivered: u64,
+    /// Goodput over the statistics window [warmup, end], Gb/s of payload.
+    pub goodput_gbps: f64,
+    /// Data packets retransmitted.
+    pub retx_packets: u64,
+    /// CNPs received by the sender.
+    pub cnp_rx: u64,
+    /// Data packets that arrived CE-marked.
+    pub ecn_marked: u64,
+    /// Payload bytes the sender put on the wire, including retransmissions.
+    pub tx_bytes: u64,
+    /// Payload bytes the receiver discarded (out of order, duplicate, go-back-0 restart).
+    pub discarded_bytes: u64,
+    /// Payload bytes dropped in the network (any cause).
+    pub dropped_bytes: u64,
+    /// Payload bytes still in the network when the run ended.
+    pub inflight_bytes: u64,
+}
+
+/// Counters of one (node, port, priority).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct PortRow {
+    /// Node name.
+    pub node: String,
+    /// Port index on the node.
+    pub port: u32,
+    /// Name of the node at the other end.
+    pub peer: String,
+    /// Priority (traffic class).
+    pub prio: u8,
+    /// Frames transmitted (data, ACK, CNP; PFC frames not included).
+    pub tx_packets: u64,
+    /// Bytes transmitted on the wire.
+    pub tx_bytes: u64,
+    /// Frames received.
+    pub rx_packets: u64,
+    /// Bytes received on the wire.
+    pub rx_bytes: u64,
+    /// Packets dropped at this port (ingress admission or egress limit).
+    pub drops: u64,
+    /// Pause frames sent out of this port for this priority (XOFF and refreshes; not XON).
+    pub pause_tx: u64,
+    /// Pause frames received on this port for this priority.
+    pub pause_rx: u64,
+    /// Time this port's egress priority spent paused, ns.
+    pub paused_ns: u64,
+    /// Packets CE-marked at this egress queue.
+    pub ecn_marked: u64,
+    /// Peak egress queue depth, bytes.
+    pub max_queue_bytes: u64,
+}
+
+/// Direction of a logged PFC frame.
+#[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum PfcDir {
+    /// Sent by this node.
+    Tx,
+    /// Received by this node (logged when it takes effect).
+    Rx,
+}
+
+/// One pause or resume frame.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PfcRecord {
+    /// When, ns.
+    pub time_ns: u64,
+    /// Node name.
+    pub node: String,
+    /// Port index on the node.
+    pub port: u32,
+    /// Priority.
+    pub prio: u8,
+    /// Sent or received.
+    pub direction: PfcDir,
+    /// Quanta (0 = resume).
+    pub quanta: u16,
+}
+
+/// A sample of one flow's delivered throughput.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct ThroughputSample {
+    /// End of the sample interval, ns.
+    pub time_ns: u64,
+    /// Flow id.
+    pub flow_id: u32,
+    /// Payload Gb/s over the interval.
+    pub gbps: f64,
+}
+
+/// A sample of one egress queue's depth.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct QueueSample {
+    /// When, ns.
+    pub time_ns: u64,
+    /// Node name.
+    pub node: String,
+    /// Port index.
+    pub port: u32,
+    /// Queue index.
+    pub queue: u8,
+    /// Bytes queued.
+    pub bytes: u64,
+}
+
+/// Everything a run reports.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct RunResults {
+    /// Scenario name.
+    pub scenario: String,
+    /// Master seed.
+    pub seed: u64,
+    /// Simulated time reached, ns.
+    pub sim_time_ns: u64,
+    /// Start of the statistics window, ns.
+    pub warmup_ns: u64,
+    /// Wall-clock seconds (the only field that varies between identical runs).
+    pub wall_s: f64,
+    /// Events processed.
+    pub events: u64,
+    /// Packet hops (frames that crossed a link).
+    pub packet_hops: u64,
+    /// True when the run was interrupted (Ctrl-C) before its end.
+    pub incomplete: bool,
+    /// Per flow.
+    pub flows: Vec<FlowResult>,
+    /// Per (node, port, priority).
+    pub ports: Vec<PortRow>,
+    /// Pause/resume log.
+    pub pfc_log: Vec<PfcRecord>,
+    /// Pause frames not kept in `pfc_log` because of `output.max_pfc_log`.
+    pub pfc_log_truncated: u64,
+    /// Throughput time series.
+    pub throughput: Vec<ThroughputSample>,
+    /// Queue-depth time series.
+    pub queues: Vec<QueueSample>,
+    /// Lossless drops (headroom or NIC RX buffer exhausted): a misconfiguration signal.
+    pub drops_lossless: u64,
+    /// Lossy drops (queue limit).
+    pub drops_lossy: u64,
+    /// Packets dropped because their TTL reached zero.
+    pub drops_ttl: u64,
+    /// Packets dropped by injected faults (loss, link down).
+    pub drops_fault: u64,
+    /// ECN marks.
+    pub ecn_marked: u64,
+    /// CNPs sent.
+    pub cnp_tx: u64,
+    /// Warnings for the user.
+    pub warnings: Vec<String>,
+}

@@ -1,0 +1,3 @@
+//! The RDMA NIC: queue pairs, transport, congestion control, receive pipeline.
+
+pub mod params;

@@ -1,0 +1,100 @@
+//! Typed NIC parameters, as resolved from `[nic]` (SCENARIO.md) for one host.
+
+use crate::units::{Bytes, Rate, Time};
+
+/// Reliable-connection loss recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TransportKind {
+    /// Go-back-0: a NAK restarts the whole message from its first packet.
+    Gb0,
+    /// Go-back-N: a NAK restarts at the first missing PSN; the receiver drops out-of-order packets.
+    Gbn,
+    /// IRN selective repeat (later issue).
+    Irn,
+    /// SRNIC (later issue).
+    Srnic,
+}
+
+/// Congestion-control algorithm at the reaction point.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CcKind {
+    /// Line rate; only PFC limits the sender.
+    None,
+    /// Liu et al. 2015 linear RCM scheme.
+    Rcm,
+    /// DCQCN (Zhu et al. 2015).
+    Dcqcn,
+    /// HPCC (Li et al. 2019).
+    Hpcc,
+    /// TIMELY (Mittal et al. 2015).
+    Timely,
+    /// Rate-based DCTCP.
+    Dctcp,
+}
+
+/// The NIC receive pipeline.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RxParams {
+    /// Processing rate; `None` = line rate (packets are consumed as they arrive).
+    pub rate: Option<Rate>,
+    /// RX buffer size; a data packet arriving to a full buffer is dropped (counted lossless).
+    pub buffer: Bytes,
+    /// Occupancy at which the NIC sends PFC XOFF to its switch.
+    pub xoff: Bytes,
+    /// Occupancy at which the NIC sends PFC XON (quanta 0).
+    pub xon: Bytes,
+}
+
+/// Parameters of one host NIC.
+#[derive(Clone, Debug, PartialEq)]
+pub struct NicParams {
+    /// Payload bytes per packet.
+    pub mtu: u32,
+    /// Loss recovery.
+    pub transport: TransportKind,
+    /// Congestion control.
+    pub cc: CcKind,
+    /// DSCP of data packets (and their ACKs).
+    pub dscp: u8,
+    /// DSCP of CNPs.
+    pub cnp_dscp: u8,
+    /// The receiver ACKs every `ack_every` in-order packets (and always the last of a message).
+    pub ack_every: u32,
+    /// Retransmission timeout.
+    pub rto: Time,
+    /// IP TTL of packets the NIC sends.
+    pub ttl: u8,
+    /// DSCP → TC map of the NIC (selects the PFC priority of its traffic).
+    pub dscp_to_tc: [u8; 64],
+    /// Bitmask of PFC-enabled priorities at the NIC.
+    pub pfc_enable: u8,
+    /// Quanta the NIC puts in its pause frames.
+    pub pfc_quanta: u16,
+    /// Receive pipeline.
+    pub rx: RxParams,
+    /// NIC PFC watchdog timeout (`pfc_prevention_tout`); `None` = off. Used by the failures issue.
+    pub pfc_prevention_tout: Option<Time>,
+}
+
+impl Default for NicParams {
+    fn default() -> Self {
+        let mut dscp_to_tc = [0u8; 64];
+        dscp_to_tc[26] = 3;
+        dscp_to_tc[48] = 6;
+        NicParams {
+            mtu: 1024,
+            transport: TransportKind::Gbn,
+            cc: CcKind::None,
+            dscp: 26,
+            cnp_dscp: 48,
+            ack_every: 1,
+            rto: Time::from_ms(1),
+            ttl: 64,
+            dscp_to_tc,
+            pfc_enable: 1 << 3,
+            pfc_quanta: 65535,
+            rx: RxParams { rate: None, buffer: Bytes(256_000), xoff: Bytes(128_000), xon: Bytes(96_000) },
+            pfc_prevention_tout: Some(Time::from_ms(100)),
+        }
+    }
+}

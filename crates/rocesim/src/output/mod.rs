@@ -1,0 +1,1 @@
+//! Result writers: summary.json, CSV tables, report.html, the terminal table.

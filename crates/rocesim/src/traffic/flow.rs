@@ -1,0 +1,40 @@
+//! Flows: one RDMA message (or a long-lived stream) from one host to another on its own QP.
+
+use crate::units::{Rate, Time};
+
+/// The RDMA operation a flow models. All are carried as sender-driven data packets here;
+/// the kind is kept for results and for later transports.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FlowKind {
+    /// RDMA WRITE (RETH on the first packet).
+    RdmaWrite,
+    /// RDMA READ (data flows from `src`, requested by `dst`).
+    RdmaRead,
+    /// RDMA SEND.
+    RdmaSend,
+    /// TCP (lossy class; later issue).
+    Tcp,
+}
+
+/// One flow as the scenario defines it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct FlowSpec {
+    /// A name for results; `None` = the flow id.
+    pub name: Option<String>,
+    /// Sending host id.
+    pub src: u32,
+    /// Receiving host id.
+    pub dst: u32,
+    /// Message size in bytes; `None` = long-lived ("inf").
+    pub size: Option<u64>,
+    /// When the sender posts the message.
+    pub start: Time,
+    /// DSCP of its data packets.
+    pub dscp: u8,
+    /// Operation.
+    pub kind: FlowKind,
+    /// Optional pacing: the sender never exceeds this rate (on-wire bits).
+    pub rate_limit: Option<Rate>,
+    /// UDP source port, hashed by ECMP.
+    pub sport: u16,
+}
