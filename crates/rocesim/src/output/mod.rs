@@ -1,1 +1,63 @@
 //! Result writers: summary.json, CSV tables, report.html, the terminal table.
+//!
+//! [`write_all`] writes every file of a run into one directory; the layout and every column are
+//! documented in `docs/results.md`. All writers are deterministic: identical [`RunResults`] give
+//! byte-identical files.
+
+mod fmt;
+mod json;
+mod report;
+mod summary;
+mod svg;
+mod tables;
+mod terminal;
+mod timeline;
+
+#[cfg(test)]
+mod tests;
+
+use std::fs;
+use std::io::{self, BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::monitor::RunResults;
+
+pub use report::report_html;
+pub use summary::{percentile_nearest_rank, summary_json};
+pub use tables::{
+    write_flows, write_pfc, write_ports, write_queues, write_throughput, FLOWS_HEADER, PFC_HEADER,
+    PORTS_HEADER, QUEUES_HEADER, THROUGHPUT_HEADER,
+};
+pub use terminal::terminal_table;
+
+/// Writes `summary.json`, `flows.csv`, `ports.csv`, `pfc.csv`, `timeseries/throughput.csv`,
+/// `timeseries/queues.csv` and, when `report` is true, `report.html` into `dir` (created if
+/// missing). Returns the paths written, in that order.
+pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<Vec<PathBuf>> {
+    fs::create_dir_all(dir.join("timeseries"))?;
+    let mut written = Vec::new();
+    let mut file = |name: &str, f: &dyn Fn(&mut dyn Write) -> io::Result<()>| -> io::Result<()> {
+        let path = dir.join(name);
+        let mut w = BufWriter::new(fs::File::create(&path)?);
+        f(&mut w)?;
+        w.flush()?;
+        written.push(path);
+        Ok(())
+    };
+    file("summary.json", &|w| {
+        w.write_all(summary_json(results).as_bytes())
+    })?;
+    file("flows.csv", &|w| write_flows(results, w))?;
+    file("ports.csv", &|w| write_ports(results, w))?;
+    file("pfc.csv", &|w| write_pfc(results, w))?;
+    file("timeseries/throughput.csv", &|w| {
+        write_throughput(results, w)
+    })?;
+    file("timeseries/queues.csv", &|w| write_queues(results, w))?;
+    if report {
+        file("report.html", &|w| {
+            w.write_all(report_html(results).as_bytes())
+        })?;
+    }
+    Ok(written)
+}

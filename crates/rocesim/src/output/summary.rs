@@ -1,0 +1,174 @@
+//! `summary.json`: the run's headline numbers (see docs/results.md).
+
+use crate::monitor::RunResults;
+
+use super::json::{to_pretty, Json};
+
+/// Nearest-rank percentile of an ascending-sorted slice.
+///
+/// `per_mille` is the percentile in thousandths (500 = p50, 950 = p95, 990 = p99, 999 = p99.9),
+/// so the rank is computed in exact integer arithmetic: with `n` values the result is the value of
+/// rank `ceil(per_mille * n / 1000)` (1-based), clamped to `1..=n`. This is always one of the input
+/// values (no interpolation). Returns `None` for an empty slice.
+///
+/// Example: for `[1, 2, …, 20]`, p50 is rank 10 (value 10), p95 is rank 19, p99 and p99.9 are rank 20.
+pub fn percentile_nearest_rank(sorted: &[f64], per_mille: u32) -> Option<f64> {
+    let n = sorted.len() as u64;
+    if n == 0 {
+        return None;
+    }
+    let rank = (u64::from(per_mille) * n).div_ceil(1000).clamp(1, n);
+    Some(sorted[(rank - 1) as usize])
+}
+
+/// Slowdowns of completed flows that have one (finite), sorted ascending.
+pub(crate) fn completed_slowdowns(results: &RunResults) -> Vec<f64> {
+    let mut v: Vec<f64> = results
+        .flows
+        .iter()
+        .filter(|f| f.end_ns.is_some())
+        .filter_map(|f| f.slowdown)
+        .filter(|s| s.is_finite())
+        .collect();
+    v.sort_by(f64::total_cmp);
+    v
+}
+
+/// Events per wall-clock second; 0 when `wall_s` is 0 (or not a positive number).
+pub(crate) fn events_per_s(results: &RunResults) -> f64 {
+    if results.wall_s > 0.0 && results.wall_s.is_finite() {
+        results.events as f64 / results.wall_s
+    } else {
+        0.0
+    }
+}
+
+/// PFC totals over all ports: (pause frames sent, pause frames received, paused ns).
+pub(crate) fn pfc_totals(results: &RunResults) -> (u64, u64, u64) {
+    results.ports.iter().fold((0, 0, 0), |(t, r, p), row| {
+        (t + row.pause_tx, r + row.pause_rx, p + row.paused_ns)
+    })
+}
+
+/// Keys for `goodput_gbps`: the flow name, or `name#flow_id` when that name was already used, so
+/// no key repeats.
+fn goodput_keys(results: &RunResults) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    results
+        .flows
+        .iter()
+        .map(|f| {
+            let key = if f.name.is_empty() {
+                f.flow_id.to_string()
+            } else {
+                f.name.clone()
+            };
+            if seen.insert(key.clone()) {
+                key
+            } else {
+                let alt = format!("{key}#{}", f.flow_id);
+                seen.insert(alt.clone());
+                alt
+            }
+        })
+        .collect()
+}
+
+/// The summary as an ordered JSON value.
+pub(crate) fn summary_value(results: &RunResults) -> Json {
+    let completed = results.flows.iter().filter(|f| f.end_ns.is_some()).count() as u64;
+    let goodput: Vec<(String, Json)> = goodput_keys(results)
+        .into_iter()
+        .zip(&results.flows)
+        .map(|(k, f)| (k, Json::F64(f.goodput_gbps)))
+        .collect();
+    let total_goodput: f64 = results.flows.iter().map(|f| f.goodput_gbps).sum();
+    let (pause_tx, pause_rx, paused_ns) = pfc_totals(results);
+    let slow = completed_slowdowns(results);
+    let pct = |pm| Json::opt_f64(percentile_nearest_rank(&slow, pm));
+    Json::obj(vec![
+        ("scenario", Json::Str(results.scenario.clone())),
+        ("seed", Json::U64(results.seed)),
+        ("sim_time_ns", Json::U64(results.sim_time_ns)),
+        ("warmup_ns", Json::U64(results.warmup_ns)),
+        ("wall_s", Json::F64(results.wall_s)),
+        ("events", Json::U64(results.events)),
+        ("events_per_s", Json::F64(events_per_s(results))),
+        ("packet_hops", Json::U64(results.packet_hops)),
+        ("incomplete", Json::Bool(results.incomplete)),
+        (
+            "flows",
+            Json::obj(vec![
+                ("count", Json::U64(results.flows.len() as u64)),
+                ("completed", Json::U64(completed)),
+            ]),
+        ),
+        ("goodput_gbps", Json::Obj(goodput)),
+        ("total_goodput_gbps", Json::F64(total_goodput)),
+        (
+            "drops",
+            Json::obj(vec![
+                ("lossless", Json::U64(results.drops_lossless)),
+                ("lossy", Json::U64(results.drops_lossy)),
+                ("ttl", Json::U64(results.drops_ttl)),
+                ("fault", Json::U64(results.drops_fault)),
+            ]),
+        ),
+        (
+            "pfc",
+            Json::obj(vec![
+                ("pause_tx", Json::U64(pause_tx)),
+                ("pause_rx", Json::U64(pause_rx)),
+                ("paused_ns", Json::U64(paused_ns)),
+            ]),
+        ),
+        ("ecn_marked", Json::U64(results.ecn_marked)),
+        ("cnp_tx", Json::U64(results.cnp_tx)),
+        (
+            "fct_slowdown",
+            Json::obj(vec![
+                ("p50", pct(500)),
+                ("p95", pct(950)),
+                ("p99", pct(990)),
+                ("p999", pct(999)),
+            ]),
+        ),
+        ("watchdog", Json::Arr(Vec::new())),
+        ("deadlocks", Json::Arr(Vec::new())),
+        (
+            "warnings",
+            Json::Arr(results.warnings.iter().cloned().map(Json::Str).collect()),
+        ),
+        ("pfc_log_truncated", Json::U64(results.pfc_log_truncated)),
+    ])
+}
+
+/// The text of `summary.json`: pretty-printed, keys in a fixed order, floats rounded to 6
+/// significant digits, ending with a newline.
+pub fn summary_json(results: &RunResults) -> String {
+    to_pretty(&summary_value(results))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nearest_rank_by_hand() {
+        let v: Vec<f64> = (1..=20).map(f64::from).collect();
+        assert_eq!(percentile_nearest_rank(&v, 500), Some(10.0));
+        assert_eq!(percentile_nearest_rank(&v, 950), Some(19.0));
+        assert_eq!(percentile_nearest_rank(&v, 990), Some(20.0));
+        assert_eq!(percentile_nearest_rank(&v, 999), Some(20.0));
+        assert_eq!(percentile_nearest_rank(&v, 0), Some(1.0));
+        let three = [1.0, 2.0, 3.0];
+        assert_eq!(percentile_nearest_rank(&three, 500), Some(2.0));
+        assert_eq!(percentile_nearest_rank(&three, 333), Some(1.0));
+        assert_eq!(percentile_nearest_rank(&three, 334), Some(2.0));
+        // 1000 values 1..=1000: p99.9 is rank 999 exactly (no floating-point overshoot).
+        let k: Vec<f64> = (1..=1000).map(f64::from).collect();
+        assert_eq!(percentile_nearest_rank(&k, 999), Some(999.0));
+        assert_eq!(percentile_nearest_rank(&k, 950), Some(950.0));
+        assert_eq!(percentile_nearest_rank(&[], 500), None);
+    }
+}

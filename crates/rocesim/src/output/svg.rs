@@ -1,0 +1,478 @@
+//! A tiny SVG chart helper: line and scatter charts with linear or log axes, ticks, grid,
+//! axis labels and a legend. Output is inline `<svg>` text (no external resources, no namespace
+//! URL, which inline SVG in HTML does not need). Coordinates are printed with one decimal so the
+//! text is deterministic.
+
+use std::fmt::Write as _;
+
+use super::fmt::{esc, human_count, trim_zeros};
+
+/// Readable, distinguishable series colours (Tableau 10 followed by six darker tones).
+pub(crate) const PALETTE: [&str; 16] = [
+    "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac", "#1f3b73", "#8c2d04", "#006d2c", "#54278f", "#636363", "#b15928",
+];
+
+/// Colour for the summary series ("other flows").
+pub(crate) const OTHER_COLOR: &str = "#9e9e9e";
+
+/// Most series a chart draws with their own legend entry.
+pub(crate) const MAX_SERIES: usize = 16;
+
+/// Chart width and height in pixels.
+pub(crate) const WIDTH: f64 = 960.0;
+const HEIGHT: f64 = 380.0;
+const LEFT: f64 = 74.0;
+const RIGHT: f64 = 230.0;
+const TOP: f64 = 34.0;
+const BOTTOM: f64 = 52.0;
+
+/// Axis scale.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Scale {
+    /// Linear; starts at 0 when every value is non-negative.
+    Linear,
+    /// Base-10 logarithmic; non-positive values are not drawn.
+    Log,
+}
+
+/// How series are drawn.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Kind {
+    /// Polylines.
+    Line,
+    /// Dots.
+    Scatter,
+}
+
+/// One named series of (x, y) points.
+#[derive(Clone, Debug)]
+pub(crate) struct Series {
+    /// Legend text.
+    pub name: String,
+    /// CSS colour.
+    pub color: String,
+    /// Points in drawing order.
+    pub points: Vec<(f64, f64)>,
+}
+
+/// A chart to render.
+#[derive(Clone, Debug)]
+pub(crate) struct Chart {
+    /// Title above the plot.
+    pub title: String,
+    /// X axis label (with unit).
+    pub x_label: String,
+    /// Y axis label (with unit).
+    pub y_label: String,
+    /// X scale.
+    pub x_scale: Scale,
+    /// Y scale.
+    pub y_scale: Scale,
+    /// Lines or dots.
+    pub kind: Kind,
+    /// Series (at most [`MAX_SERIES`] get a legend entry; callers summarise the rest).
+    pub series: Vec<Series>,
+    /// Extra line under the legend (e.g. "+ 12 more flows, summed").
+    pub note: Option<String>,
+}
+
+/// A resolved axis: data range after rounding to ticks, and the ticks.
+#[derive(Clone, Debug)]
+pub(crate) struct Axis {
+    lo: f64,
+    hi: f64,
+    scale: Scale,
+    /// Tick positions (data values) and their labels.
+    pub ticks: Vec<(f64, String)>,
+}
+
+impl Axis {
+    /// An axis covering `values` (empty or degenerate ranges get a unit span).
+    pub(crate) fn fit(values: impl Iterator<Item = f64>, scale: Scale) -> Axis {
+        let mut lo = f64::INFINITY;
+        let mut hi = f64::NEG_INFINITY;
+        for v in values.filter(|v| v.is_finite() && (scale == Scale::Linear || *v > 0.0)) {
+            lo = lo.min(v);
+            hi = hi.max(v);
+        }
+        match scale {
+            Scale::Linear => {
+                if !lo.is_finite() {
+                    lo = 0.0;
+                    hi = 1.0;
+                }
+                if lo > 0.0 {
+                    lo = 0.0;
+                }
+                if hi <= lo {
+                    hi = lo + 1.0;
+                }
+                let (lo, hi, step) = nice_range(lo, hi, 6);
+                let decimals = if step >= 1.0 {
+                    0
+                } else {
+                    (-step.log10().floor()) as usize
+                };
+                let n = ((hi - lo) / step).round() as i64;
+                let ticks = (0..=n)
+                    .map(|k| {
+                        let v = lo + k as f64 * step;
+                        (v, tick_label(v, decimals))
+                    })
+                    .collect();
+                Axis {
+                    lo,
+                    hi,
+                    scale,
+                    ticks,
+                }
+            }
+            Scale::Log => {
+                if !lo.is_finite() {
+                    lo = 1.0;
+                    hi = 10.0;
+                }
+                let lo_e = lo.log10().floor() as i32;
+                let mut hi_e = hi.log10().ceil() as i32;
+                if hi_e <= lo_e {
+                    hi_e = lo_e + 1;
+                }
+                let every = ((hi_e - lo_e) as usize).div_ceil(8).max(1);
+                let ticks = (lo_e..=hi_e)
+                    .filter(|e| ((e - lo_e) as usize) % every == 0)
+                    .map(|e| {
+                        let v = 10f64.powi(e);
+                        (v, human_count(v))
+                    })
+                    .collect();
+                Axis {
+                    lo: 10f64.powi(lo_e),
+                    hi: 10f64.powi(hi_e),
+                    scale,
+                    ticks,
+                }
+            }
+        }
+    }
+
+    /// Position of `v` in [0, 1] along the axis; `None` for values a log axis cannot show.
+    pub(crate) fn frac(&self, v: f64) -> Option<f64> {
+        if !v.is_finite() {
+            return None;
+        }
+        match self.scale {
+            Scale::Linear => Some((v - self.lo) / (self.hi - self.lo)),
+            Scale::Log => {
+                if v <= 0.0 {
+                    None
+                } else {
+                    Some((v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10()))
+                }
+            }
+        }
+    }
+}
+
+/// Rounds [lo, hi] outwards to multiples of a 1-2-5 step giving about `target` intervals.
+pub(crate) fn nice_range(lo: f64, hi: f64, target: usize) -> (f64, f64, f64) {
+    let raw = (hi - lo) / target as f64;
+    let mag = 10f64.powf(raw.log10().floor());
+    let norm = raw / mag;
+    let step = mag
+        * if norm < 1.5 {
+            1.0
+        } else if norm < 3.0 {
+            2.0
+        } else if norm < 7.0 {
+            5.0
+        } else {
+            10.0
+        };
+    let lo2 = (lo / step).floor() * step;
+    let hi2 = (hi / step - 1e-9).ceil() * step;
+    (lo2, hi2.max(lo2 + step), step)
+}
+
+fn tick_label(v: f64, decimals: usize) -> String {
+    trim_zeros(format!("{v:.decimals$}"))
+}
+
+/// Formats a pixel coordinate.
+pub(crate) fn px(v: f64) -> String {
+    trim_zeros(format!("{v:.1}"))
+}
+
+/// Picks a display unit for nanosecond times: (divisor, unit label).
+pub(crate) fn time_unit(max_ns: f64) -> (f64, &'static str) {
+    if max_ns >= 1e9 {
+        (1e9, "s")
+    } else if max_ns >= 1e6 {
+        (1e6, "ms")
+    } else if max_ns >= 1e3 {
+        (1e3, "µs")
+    } else {
+        (1.0, "ns")
+    }
+}
+
+/// Picks a display unit for byte counts (decimal): (divisor, unit label).
+pub(crate) fn byte_unit(max_bytes: f64) -> (f64, &'static str) {
+    if max_bytes >= 1e6 {
+        (1e6, "MB")
+    } else if max_bytes >= 1e3 {
+        (1e3, "KB")
+    } else {
+        (1.0, "B")
+    }
+}
+
+/// Keeps at most about `max_points` points, preserving each bucket's minimum and maximum (in
+/// their original order) so peaks stay visible.
+pub(crate) fn decimate(points: &[(f64, f64)], max_points: usize) -> Vec<(f64, f64)> {
+    if points.len() <= max_points || max_points < 4 {
+        return points.to_vec();
+    }
+    let buckets = max_points / 2;
+    let size = points.len().div_ceil(buckets);
+    let mut out = Vec::with_capacity(max_points + 2);
+    for chunk in points.chunks(size) {
+        let (mut imin, mut imax) = (0, 0);
+        for (i, p) in chunk.iter().enumerate() {
+            if p.1 < chunk[imin].1 {
+                imin = i;
+            }
+            if p.1 > chunk[imax].1 {
+                imax = i;
+            }
+        }
+        let (a, b) = (imin.min(imax), imin.max(imax));
+        out.push(chunk[a]);
+        if b != a {
+            out.push(chunk[b]);
+        }
+    }
+    out
+}
+
+/// Draws the x axis of a plot area (grid, ticks, labels, axis label). Shared with the timeline.
+pub(crate) fn x_axis(
+    svg: &mut String,
+    axis: &Axis,
+    left: f64,
+    width: f64,
+    top: f64,
+    height: f64,
+    label: &str,
+) {
+    let bottom = top + height;
+    for (v, text) in &axis.ticks {
+        let Some(f) = axis.frac(*v) else { continue };
+        let x = left + f * width;
+        let _ = write!(
+            svg,
+            r##"<line x1="{x}" y1="{t}" x2="{x}" y2="{b}" stroke="#e5e5e5"/><line x1="{x}" y1="{b}" x2="{x}" y2="{b5}" stroke="#333"/><text x="{x}" y="{ty}" text-anchor="middle" class="tick">{text}</text>"##,
+            x = px(x),
+            t = px(top),
+            b = px(bottom),
+            b5 = px(bottom + 5.0),
+            ty = px(bottom + 18.0),
+            text = esc(text),
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<line x1="{l}" y1="{b}" x2="{r}" y2="{b}" stroke="#333"/><text x="{cx}" y="{ly}" text-anchor="middle" class="axis">{label}</text>"##,
+        l = px(left),
+        r = px(left + width),
+        b = px(bottom),
+        cx = px(left + width / 2.0),
+        ly = px(bottom + 38.0),
+        label = esc(label),
+    );
+}
+
+/// Renders a chart as an inline `<svg>` element.
+pub(crate) fn render(chart: &Chart) -> String {
+    let pw = WIDTH - LEFT - RIGHT;
+    let ph = HEIGHT - TOP - BOTTOM;
+    let xa = Axis::fit(
+        chart
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.0)),
+        chart.x_scale,
+    );
+    let ya = Axis::fit(
+        chart
+            .series
+            .iter()
+            .flat_map(|s| s.points.iter().map(|p| p.1)),
+        chart.y_scale,
+    );
+    let mut svg = String::new();
+    let _ = write!(
+        svg,
+        r#"<svg class="chart" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img"><title>{t}</title><text x="{lx}" y="20" class="title">{t}</text>"#,
+        w = WIDTH,
+        h = HEIGHT,
+        lx = LEFT,
+        t = esc(&chart.title),
+    );
+    // Y grid, ticks and labels.
+    for (v, text) in &ya.ticks {
+        let Some(f) = ya.frac(*v) else { continue };
+        let y = TOP + ph - f * ph;
+        let _ = write!(
+            svg,
+            r##"<line x1="{l}" y1="{y}" x2="{r}" y2="{y}" stroke="#e5e5e5"/><line x1="{l5}" y1="{y}" x2="{l}" y2="{y}" stroke="#333"/><text x="{tx}" y="{ty}" text-anchor="end" class="tick">{text}</text>"##,
+            l = px(LEFT),
+            l5 = px(LEFT - 5.0),
+            r = px(LEFT + pw),
+            y = px(y),
+            tx = px(LEFT - 8.0),
+            ty = px(y + 4.0),
+            text = esc(text),
+        );
+    }
+    let _ = write!(
+        svg,
+        r##"<line x1="{l}" y1="{t}" x2="{l}" y2="{b}" stroke="#333"/><text transform="translate(16 {cy}) rotate(-90)" text-anchor="middle" class="axis">{label}</text>"##,
+        l = px(LEFT),
+        t = px(TOP),
+        b = px(TOP + ph),
+        cy = px(TOP + ph / 2.0),
+        label = esc(&chart.y_label),
+    );
+    x_axis(&mut svg, &xa, LEFT, pw, TOP, ph, &chart.x_label);
+
+    // Data.
+    for s in &chart.series {
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter_map(|&(x, y)| Some((LEFT + xa.frac(x)? * pw, TOP + ph - ya.frac(y)? * ph)))
+            .collect();
+        match chart.kind {
+            Kind::Line => {
+                if pts.is_empty() {
+                    continue;
+                }
+                let mut d = String::new();
+                for (i, (x, y)) in pts.iter().enumerate() {
+                    let _ = write!(
+                        d,
+                        "{}{} {}",
+                        if i == 0 { "M" } else { " L" },
+                        px(*x),
+                        px(*y)
+                    );
+                }
+                let _ = write!(
+                    svg,
+                    r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="1.6" stroke-linejoin="round"><title>{n}</title></path>"#,
+                    c = esc(&s.color),
+                    n = esc(&s.name),
+                );
+            }
+            Kind::Scatter => {
+                let _ = write!(
+                    svg,
+                    r#"<g fill="{c}" fill-opacity="0.7"><title>{n}</title>"#,
+                    c = esc(&s.color),
+                    n = esc(&s.name),
+                );
+                for (x, y) in pts {
+                    let _ = write!(svg, r#"<circle cx="{}" cy="{}" r="3"/>"#, px(x), px(y));
+                }
+                svg.push_str("</g>");
+            }
+        }
+    }
+
+    // Legend.
+    let lx = LEFT + pw + 16.0;
+    let mut ly = TOP + 4.0;
+    for s in chart.series.iter().take(MAX_SERIES) {
+        let _ = write!(
+            svg,
+            r#"<rect x="{x}" y="{y}" width="12" height="12" fill="{c}"/><text x="{tx}" y="{ty}" class="legend">{n}</text>"#,
+            x = px(lx),
+            y = px(ly),
+            c = esc(&s.color),
+            tx = px(lx + 18.0),
+            ty = px(ly + 10.0),
+            n = esc(&truncate(&s.name, 28)),
+        );
+        ly += 17.0;
+    }
+    if let Some(note) = &chart.note {
+        let _ = write!(
+            svg,
+            r#"<text x="{x}" y="{y}" class="legend note">{n}</text>"#,
+            x = px(lx),
+            y = px(ly + 10.0),
+            n = esc(note),
+        );
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+/// Shortens `s` to at most `max` characters, ending with "…" when cut.
+pub(crate) fn truncate(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_string()
+    } else {
+        let mut t: String = s.chars().take(max.saturating_sub(1)).collect();
+        t.push('…');
+        t
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn nice_ticks() {
+        let a = Axis::fit([0.0, 37.0].into_iter(), Scale::Linear);
+        let labels: Vec<&str> = a.ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(labels, ["0", "5", "10", "15", "20", "25", "30", "35", "40"]);
+        let l = Axis::fit([3.0, 2_000_000.0].into_iter(), Scale::Log);
+        assert_eq!(l.ticks.first().unwrap().1, "1");
+        assert_eq!(l.ticks.last().unwrap().1, "10M");
+        let small = Axis::fit([0.0, 0.3].into_iter(), Scale::Linear);
+        assert_eq!(small.ticks[1].1, "0.05");
+    }
+
+    #[test]
+    fn decimate_keeps_peak() {
+        let pts: Vec<(f64, f64)> = (0..10_000).map(|i| (i as f64, (i % 97) as f64)).collect();
+        let d = decimate(&pts, 200);
+        assert!(d.len() <= 202);
+        assert!(d.iter().any(|p| p.1 == 96.0));
+    }
+
+    #[test]
+    fn render_has_legend_and_no_urls() {
+        let chart = Chart {
+            title: "t<1>".into(),
+            x_label: "time (µs)".into(),
+            y_label: "Gb/s".into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            kind: Kind::Line,
+            series: vec![Series {
+                name: "f0".into(),
+                color: PALETTE[0].into(),
+                points: vec![(0.0, 1.0), (1.0, 2.0)],
+            }],
+            note: None,
+        };
+        let s = render(&chart);
+        assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
+        assert!(s.contains("t&lt;1&gt;") && s.contains(">f0</text>"));
+        assert!(!s.contains("http"));
+    }
+}

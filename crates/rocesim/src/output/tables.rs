@@ -1,0 +1,177 @@
+//! CSV tables: flows.csv, ports.csv, pfc.csv, timeseries/throughput.csv, timeseries/queues.csv.
+//!
+//! Every writer takes any `io::Write`, writes a header line even when there are no rows, uses `\n`
+//! line ends, empty cells for missing values and fixed-point floats (at most 6 decimals, trailing
+//! zeros trimmed), so identical results give byte-identical files.
+
+use std::io;
+
+use crate::monitor::{PfcDir, RunResults};
+
+use super::fmt::fixed;
+
+/// Header of flows.csv: the contract columns, then the byte-accounting extras.
+pub const FLOWS_HEADER: [&str; 19] = [
+    "flow_id",
+    "name",
+    "src",
+    "dst",
+    "size_bytes",
+    "start_ns",
+    "end_ns",
+    "fct_ns",
+    "ideal_fct_ns",
+    "slowdown",
+    "bytes_delivered",
+    "goodput_gbps",
+    "retx_packets",
+    "cnp_rx",
+    "ecn_marked",
+    "tx_bytes",
+    "discarded_bytes",
+    "dropped_bytes",
+    "inflight_bytes",
+];
+
+/// Header of ports.csv.
+pub const PORTS_HEADER: [&str; 14] = [
+    "node",
+    "port",
+    "peer",
+    "prio",
+    "tx_packets",
+    "tx_bytes",
+    "rx_packets",
+    "rx_bytes",
+    "drops",
+    "pause_tx",
+    "pause_rx",
+    "paused_ns",
+    "ecn_marked",
+    "max_queue_bytes",
+];
+
+/// Header of pfc.csv.
+pub const PFC_HEADER: [&str; 6] = ["time_ns", "node", "port", "prio", "direction", "quanta"];
+
+/// Header of timeseries/throughput.csv.
+pub const THROUGHPUT_HEADER: [&str; 3] = ["time_ns", "flow_id", "gbps"];
+
+/// Header of timeseries/queues.csv.
+pub const QUEUES_HEADER: [&str; 5] = ["time_ns", "node", "port", "queue", "bytes"];
+
+fn writer<W: io::Write>(w: W) -> csv::Writer<W> {
+    csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(w)
+}
+
+fn opt<T: ToString>(x: Option<T>) -> String {
+    x.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// Writes flows.csv.
+pub fn write_flows<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(FLOWS_HEADER)?;
+    for f in &results.flows {
+        out.write_record([
+            f.flow_id.to_string(),
+            f.name.clone(),
+            f.src.clone(),
+            f.dst.clone(),
+            opt(f.size_bytes),
+            f.start_ns.to_string(),
+            opt(f.end_ns),
+            opt(f.fct_ns),
+            opt(f.ideal_fct_ns),
+            f.slowdown.map(fixed).unwrap_or_default(),
+            f.bytes_delivered.to_string(),
+            fixed(f.goodput_gbps),
+            f.retx_packets.to_string(),
+            f.cnp_rx.to_string(),
+            f.ecn_marked.to_string(),
+            f.tx_bytes.to_string(),
+            f.discarded_bytes.to_string(),
+            f.dropped_bytes.to_string(),
+            f.inflight_bytes.to_string(),
+        ])?;
+    }
+    out.flush()
+}
+
+/// Writes ports.csv.
+pub fn write_ports<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(PORTS_HEADER)?;
+    for p in &results.ports {
+        out.write_record([
+            p.node.clone(),
+            p.port.to_string(),
+            p.peer.clone(),
+            p.prio.to_string(),
+            p.tx_packets.to_string(),
+            p.tx_bytes.to_string(),
+            p.rx_packets.to_string(),
+            p.rx_bytes.to_string(),
+            p.drops.to_string(),
+            p.pause_tx.to_string(),
+            p.pause_rx.to_string(),
+            p.paused_ns.to_string(),
+            p.ecn_marked.to_string(),
+            p.max_queue_bytes.to_string(),
+        ])?;
+    }
+    out.flush()
+}
+
+/// `"tx"` or `"rx"`.
+pub(crate) fn dir_str(d: PfcDir) -> &'static str {
+    match d {
+        PfcDir::Tx => "tx",
+        PfcDir::Rx => "rx",
+    }
+}
+
+/// Writes pfc.csv (in log order).
+pub fn write_pfc<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(PFC_HEADER)?;
+    for r in &results.pfc_log {
+        out.write_record([
+            r.time_ns.to_string(),
+            r.node.clone(),
+            r.port.to_string(),
+            r.prio.to_string(),
+            dir_str(r.direction).to_string(),
+            r.quanta.to_string(),
+        ])?;
+    }
+    out.flush()
+}
+
+/// Writes timeseries/throughput.csv.
+pub fn write_throughput<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(THROUGHPUT_HEADER)?;
+    for s in &results.throughput {
+        out.write_record([s.time_ns.to_string(), s.flow_id.to_string(), fixed(s.gbps)])?;
+    }
+    out.flush()
+}
+
+/// Writes timeseries/queues.csv.
+pub fn write_queues<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(QUEUES_HEADER)?;
+    for s in &results.queues {
+        out.write_record([
+            s.time_ns.to_string(),
+            s.node.clone(),
+            s.port.to_string(),
+            s.queue.to_string(),
+            s.bytes.to_string(),
+        ])?;
+    }
+    out.flush()
+}

@@ -1,0 +1,84 @@
+//! The compact table printed to the terminal at the end of a run.
+
+use std::fmt::Write as _;
+
+use crate::monitor::RunResults;
+
+use super::fmt::{fixed, human_bytes, human_count, human_ns};
+use super::summary::{events_per_s, pfc_totals};
+
+/// Most flow rows printed.
+const MAX_ROWS: usize = 20;
+
+/// A plain-text table (no colours): one row per flow (at most 20, then "… N more flows") with
+/// name, src→dst, size, goodput and FCT, then one line of totals.
+pub fn terminal_table(results: &RunResults) -> String {
+    let header = ["flow", "src→dst", "size", "goodput Gb/s", "FCT"];
+    let right = [false, false, true, true, true];
+    let rows: Vec<[String; 5]> = results
+        .flows
+        .iter()
+        .take(MAX_ROWS)
+        .map(|f| {
+            [
+                f.name.clone(),
+                format!("{}→{}", f.src, f.dst),
+                f.size_bytes.map_or("inf".to_string(), human_bytes),
+                fixed((f.goodput_gbps * 100.0).round() / 100.0),
+                f.fct_ns.map_or("-".to_string(), human_ns),
+            ]
+        })
+        .collect();
+    let width = |i: usize| {
+        rows.iter()
+            .map(|r| r[i].chars().count())
+            .chain([header[i].chars().count()])
+            .max()
+            .unwrap_or(0)
+    };
+    let widths: Vec<usize> = (0..5).map(width).collect();
+    let mut out = String::new();
+    let line = |out: &mut String, cells: &[String]| {
+        let parts: Vec<String> = cells
+            .iter()
+            .enumerate()
+            .map(|(i, c)| pad(c, widths[i], right[i]))
+            .collect();
+        let _ = writeln!(out, "{}", parts.join("  ").trim_end());
+    };
+    if results.flows.is_empty() {
+        out.push_str("no flows\n");
+    } else {
+        line(&mut out, &header.map(String::from));
+        for r in &rows {
+            line(&mut out, r);
+        }
+        if results.flows.len() > MAX_ROWS {
+            let _ = writeln!(out, "… {} more flows", results.flows.len() - MAX_ROWS);
+        }
+    }
+    let (ptx, prx, _) = pfc_totals(results);
+    let _ = writeln!(
+        out,
+        "pauses sent/received {ptx}/{prx} · drops lossless/lossy {}/{} · ECN marks {} · CNPs {} · events {} ({}/s)",
+        results.drops_lossless,
+        results.drops_lossy,
+        results.ecn_marked,
+        results.cnp_tx,
+        results.events,
+        human_count(events_per_s(results)),
+    );
+    if results.incomplete {
+        out.push_str("run interrupted: results are incomplete\n");
+    }
+    out
+}
+
+fn pad(s: &str, w: usize, right: bool) -> String {
+    let fill = " ".repeat(w.saturating_sub(s.chars().count()));
+    if right {
+        format!("{fill}{s}")
+    } else {
+        format!("{s}{fill}")
+    }
+}
