@@ -475,6 +475,9 @@ fn build_explicit(
     rate_ok(&mut errs, "topology", "link", &default);
     let mut index: HashMap<&str, NodeRef> = HashMap::with_capacity(hosts.len() + switches.len());
     for (i, h) in hosts.iter().enumerate() {
+        if h == "all" {
+            errs.push("host name `all` is reserved: it is the selector for every host".into());
+        }
         if h.trim().is_empty() {
             errs.push(format!("host {} has an empty name", i + 1));
         } else if index.contains_key(h.as_str()) {
@@ -494,6 +497,13 @@ fn build_explicit(
             None => {
                 index.insert(s, NodeRef::Switch(i as u32));
             }
+        }
+    }
+    for n in hosts.iter().chain(switches.iter()) {
+        if n.contains('/') {
+            errs.push(format!(
+                "name `{n}` contains `/`, which host selectors use (`tor2/*`); rename it"
+            ));
         }
     }
     let all_names = || hosts.iter().chain(switches.iter());
@@ -989,6 +999,23 @@ mod tests {
             assert!(errs.iter().any(|e| e == w), "missing {w:?} in {errs:#?}");
         }
         assert_eq!(errs.len(), want.len(), "{errs:#?}");
+    }
+
+    #[test]
+    fn explicit_reserved_names() {
+        let errs = build(&explicit(
+            &["all", "a/b"],
+            &["S1"],
+            &[("all", "S1"), ("a/b", "S1")],
+        ))
+        .unwrap_err();
+        assert_eq!(
+            errs,
+            [
+                "host name `all` is reserved: it is the selector for every host",
+                "name `a/b` contains `/`, which host selectors use (`tor2/*`); rename it",
+            ]
+        );
     }
 
     #[test]
