@@ -9,11 +9,15 @@
 #![warn(missing_docs)]
 
 pub mod config;
+pub mod engine;
 pub mod fabric;
 pub mod faults;
 pub mod monitor;
 pub mod nic;
 pub mod output;
+pub mod packet;
+pub mod sim;
 pub mod topology;
 pub mod traffic;
 pub mod units;
+pub use sim::Sim;

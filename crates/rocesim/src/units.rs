@@ -59,8 +59,16 @@ impl Time {
             "us" | "µs" => 1e6,
             "ms" => 1e9,
             "s" => 1e12,
-            "" => return Err(format!("`{s}` has no unit; write e.g. \"{s}us\" (ps, ns, us, ms, s)")),
-            _ => return Err(format!("`{s}`: unknown time unit `{unit}` (use ps, ns, us, ms, s)")),
+            "" => {
+                return Err(format!(
+                    "`{s}` has no unit; write e.g. \"{s}us\" (ps, ns, us, ms, s)"
+                ))
+            }
+            _ => {
+                return Err(format!(
+                    "`{s}`: unknown time unit `{unit}` (use ps, ns, us, ms, s)"
+                ))
+            }
         };
         to_u64(num * scale, s).map(Time)
     }
@@ -197,7 +205,11 @@ impl Rate {
             "G" | "Gbps" | "Gb/s" => 1e9,
             "T" | "Tbps" | "Tb/s" => 1e12,
             "" => return Err(format!("`{s}` has no unit; write e.g. \"{s}Gbps\"")),
-            _ => return Err(format!("`{s}`: unknown rate unit `{unit}` (use bps, Kbps, Mbps, Gbps, Tbps)")),
+            _ => {
+                return Err(format!(
+                    "`{s}`: unknown rate unit `{unit}` (use bps, Kbps, Mbps, Gbps, Tbps)"
+                ))
+            }
         };
         let r = to_u64(num * scale, s)?;
         if r == 0 {

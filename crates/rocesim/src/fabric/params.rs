@@ -140,7 +140,11 @@ impl Default for SwitchParams {
                 headroom: Headroom::Auto,
                 reserved: Bytes(1248),
             },
-            lossy: LossyParams { dynamic_th: 3, limit: Bytes(1_000_000), reserved: Bytes(0) },
+            lossy: LossyParams {
+                dynamic_th: 3,
+                limit: Bytes(1_000_000),
+                reserved: Bytes(0),
+            },
             scheduler,
             cable_length_m: 5.0,
             pfc_quanta: 65535,

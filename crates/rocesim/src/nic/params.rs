@@ -93,7 +93,12 @@ impl Default for NicParams {
             dscp_to_tc,
             pfc_enable: 1 << 3,
             pfc_quanta: 65535,
-            rx: RxParams { rate: None, buffer: Bytes(256_000), xoff: Bytes(128_000), xon: Bytes(96_000) },
+            rx: RxParams {
+                rate: None,
+                buffer: Bytes(256_000),
+                xoff: Bytes(128_000),
+                xon: Bytes(96_000),
+            },
             pfc_prevention_tout: Some(Time::from_ms(100)),
         }
     }

@@ -1,0 +1,56 @@
+//! The packet arena: packets live in one vector and are named by `u32` handles, so sending a
+//! packet allocates nothing once the arena has grown to the number in flight.
+
+use crate::packet::Packet;
+
+/// Packet storage with a free list.
+#[derive(Debug, Default)]
+pub struct PacketArena {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+    live: u32,
+}
+
+impl PacketArena {
+    /// An empty arena.
+    pub fn new() -> Self {
+        Self::default()
+    }
+    /// Store `p` and return its handle.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> u32 {
+        self.live += 1;
+        if let Some(i) = self.free.pop() {
+            self.slots[i as usize] = p;
+            i
+        } else {
+            self.slots.push(p);
+            (self.slots.len() - 1) as u32
+        }
+    }
+    /// Release a handle; the slot is reused by the next `alloc`.
+    #[inline]
+    pub fn free(&mut self, id: u32) {
+        debug_assert!(self.live > 0);
+        self.live -= 1;
+        self.free.push(id);
+    }
+    /// The packet behind a handle.
+    #[inline]
+    pub fn get(&self, id: u32) -> &Packet {
+        &self.slots[id as usize]
+    }
+    /// The packet behind a handle, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
+        &mut self.slots[id as usize]
+    }
+    /// Packets currently allocated.
+    pub fn live(&self) -> u32 {
+        self.live
+    }
+    /// Slots ever allocated (the arena's high-water mark).
+    pub fn capacity_used(&self) -> usize {
+        self.slots.len()
+    }
+}

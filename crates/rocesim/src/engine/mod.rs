@@ -1,0 +1,11 @@
+//! The discrete-event engine: integer-picosecond time, an event queue ordered by
+//! (time, sequence), a packet arena with `u32` handles, and seeded random streams.
+
+pub mod arena;
+pub mod event;
+pub mod queue;
+pub mod rng;
+
+pub use arena::PacketArena;
+pub use event::Event;
+pub use queue::EventQueue;

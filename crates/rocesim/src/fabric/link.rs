@@ -1,0 +1,101 @@
+//! One direction of a link (a channel): frames in flight, in the order they left.
+//!
+//! A link has a constant propagation delay, so frames arrive in the order they were sent.
+//! The channel keeps them in a FIFO and the world schedules only the head's arrival: the
+//! number of pending events scales with links, not with packets in flight (DESIGN.md §4).
+
+use std::collections::VecDeque;
+
+use crate::units::Time;
+
+/// A loss process on a channel (fault injection).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Loss {
+    /// No injected loss.
+    None,
+    /// Drop every Nth data packet (the Nth, 2Nth, ...).
+    Every {
+        /// Period.
+        n: u64,
+        /// Data packets seen so far.
+        seen: u64,
+    },
+    /// Drop each data packet with this probability.
+    Random(f64),
+}
+
+/// The channel leaving one port toward its peer.
+#[derive(Debug)]
+pub struct Channel {
+    /// Frames in flight: (arrival time of the last bit at the peer, packet handle).
+    pub in_flight: VecDeque<(crate::units::Time, u32)>,
+    /// False while the link is down: frames put on it are lost.
+    pub up: bool,
+    /// Injected loss.
+    pub loss: Loss,
+}
+
+impl Default for Channel {
+    fn default() -> Self {
+        Channel {
+            in_flight: VecDeque::new(),
+            up: true,
+            loss: Loss::None,
+        }
+    }
+}
+
+impl Channel {
+    /// Put a frame on the channel; returns true if it became the head (schedule its arrival).
+    #[inline]
+    pub fn push(&mut self, arrive: Time, pkt: u32) -> bool {
+        self.in_flight.push_back((arrive, pkt));
+        self.in_flight.len() == 1
+    }
+    /// Take the head frame.
+    #[inline]
+    pub fn pop(&mut self) -> Option<(Time, u32)> {
+        self.in_flight.pop_front()
+    }
+    /// Arrival time of the new head, if any.
+    #[inline]
+    pub fn head_time(&self) -> Option<Time> {
+        self.in_flight.front().map(|&(t, _)| t)
+    }
+    /// Decide whether the loss process drops the next data packet; `coin` is a uniform draw
+    /// in [0, 1) used only by random loss.
+    pub fn drops_next(&mut self, coin: impl FnOnce() -> f64) -> bool {
+        match &mut self.loss {
+            Loss::None => false,
+            Loss::Every { n, seen } => {
+                *seen += 1;
+                *seen % *n == 0
+            }
+            Loss::Random(p) => coin() < *p,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_nth_drops_exactly_one_in_n() {
+        let mut c = Channel {
+            loss: Loss::Every { n: 256, seen: 0 },
+            ..Default::default()
+        };
+        let drops = (0..256 * 10).filter(|_| c.drops_next(|| 0.0)).count();
+        assert_eq!(drops, 10);
+    }
+
+    #[test]
+    fn fifo_reports_new_head() {
+        let mut c = Channel::default();
+        assert!(c.push(Time(10), 1));
+        assert!(!c.push(Time(20), 2));
+        assert_eq!(c.pop(), Some((Time(10), 1)));
+        assert_eq!(c.head_time(), Some(Time(20)));
+    }
+}

@@ -1,0 +1,329 @@
+//! The switch MMU: one shared buffer, accounted per ingress (port, priority group) and per
+//! egress (port, queue).
+//!
+//! Lossless PGs use their reserved bytes first, then the shared pool up to the XOFF threshold
+//! (dynamic: α × free shared buffer, α = 2^dynamic_th; static: a byte count), then their
+//! headroom, which absorbs what is in flight after XOFF. A lossless packet that finds the
+//! headroom full is a *lossless drop*: the signal of a misconfiguration. Lossy queues are
+//! tail-dropped above their egress limit. This follows the Broadcom/SONiC ingress-PG model and
+//! the HPCC ns-3 reference MMU (BENCHMARKS.md).
+
+use super::params::{BufferMode, SwitchParams};
+
+/// Result of MMU admission.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Admit {
+    /// Accepted into reserved or shared space.
+    Shared,
+    /// Accepted into the PG's headroom (the PG is past XOFF).
+    Headroom,
+    /// Dropped: lossless, headroom exhausted.
+    DropLossless,
+    /// Dropped: lossy queue over its limit.
+    DropLossy,
+}
+
+/// Shared-buffer accounting of one switch.
+#[derive(Clone, Debug)]
+pub struct Mmu {
+    mode: BufferMode,
+    lossless_th: i8,
+    lossy_th: i8,
+    reserved: u64,
+    xoff: u64,
+    xon: u64,
+    xon_offset: u64,
+    lossy_limit: u64,
+    lossy_reserved: u64,
+    pfc_enable: u8,
+    /// Bytes of the shared pool (buffer minus all reserved space and headroom).
+    pub shared_pool: u64,
+    /// Headroom of each lossless PG, per local port.
+    pub headroom: Vec<u64>,
+    pg_bytes: Vec<u64>,
+    pg_hdrm: Vec<u64>,
+    q_bytes: Vec<u64>,
+    /// Bytes of the shared pool in use.
+    pub shared_used: u64,
+    /// Headroom bytes in use, all PGs.
+    pub hdrm_used: u64,
+}
+
+fn scale(free: u64, th: i8) -> u64 {
+    if th >= 0 {
+        free.saturating_mul(1u64 << th.min(32))
+    } else {
+        free >> (-(th as i32)).min(63)
+    }
+}
+
+impl Mmu {
+    /// An empty MMU for a switch with `headroom[p]` bytes of headroom per lossless PG on port p.
+    /// Errors when reserved space and headroom do not fit in the buffer.
+    pub fn new(p: &SwitchParams, headroom: Vec<u64>) -> Result<Mmu, String> {
+        let ports = headroom.len();
+        let lossless_pgs = p.pfc_enable.count_ones() as u64;
+        let lossy_pgs = 8 - lossless_pgs;
+        let set_aside: u64 = headroom
+            .iter()
+            .map(|h| lossless_pgs * (h + p.lossless.reserved.0))
+            .sum::<u64>()
+            + ports as u64 * lossy_pgs * p.lossy.reserved.0;
+        let buffer = p.buffer_size.0;
+        if set_aside >= buffer {
+            return Err(format!(
+                "reserved space and headroom ({set_aside} B over {ports} ports) do not fit in the {buffer} B buffer"
+            ));
+        }
+        Ok(Mmu {
+            mode: p.buffer_mode,
+            lossless_th: p.lossless.dynamic_th,
+            lossy_th: p.lossy.dynamic_th,
+            reserved: p.lossless.reserved.0,
+            xoff: p.lossless.xoff.0,
+            xon: p.lossless.xon.0,
+            xon_offset: p.lossless.xon_offset.0,
+            lossy_limit: p.lossy.limit.0,
+            lossy_reserved: p.lossy.reserved.0,
+            pfc_enable: p.pfc_enable,
+            shared_pool: buffer - set_aside,
+            headroom,
+            pg_bytes: vec![0; ports * 8],
+            pg_hdrm: vec![0; ports * 8],
+            q_bytes: vec![0; ports * 8],
+            shared_used: 0,
+            hdrm_used: 0,
+        })
+    }
+
+    #[inline]
+    fn reserved_of(&self, pg: u8) -> u64 {
+        if self.pfc_enable & (1 << pg) != 0 {
+            self.reserved
+        } else {
+            0
+        }
+    }
+
+    /// Free bytes of the shared pool.
+    #[inline]
+    pub fn free(&self) -> u64 {
+        self.shared_pool - self.shared_used
+    }
+
+    /// The dynamic XOFF threshold of lossless PGs now: α × free shared buffer.
+    #[inline]
+    pub fn lossless_threshold(&self) -> u64 {
+        scale(self.free(), self.lossless_th)
+    }
+
+    #[inline]
+    fn shared_part(&self, pg: u8, non_hdrm: u64) -> u64 {
+        non_hdrm.saturating_sub(self.reserved_of(pg))
+    }
+
+    /// Bytes an ingress PG holds (reserved + shared + headroom).
+    pub fn pg_bytes(&self, port: usize, pg: u8) -> u64 {
+        self.pg_bytes[port * 8 + pg as usize]
+    }
+    /// Headroom bytes an ingress PG holds.
+    pub fn pg_headroom(&self, port: usize, pg: u8) -> u64 {
+        self.pg_hdrm[port * 8 + pg as usize]
+    }
+    /// Bytes queued at an egress queue.
+    #[inline]
+    pub fn queue_bytes(&self, port: usize, q: u8) -> u64 {
+        self.q_bytes[port * 8 + q as usize]
+    }
+
+    /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`).
+    pub fn admit(
+        &mut self,
+        in_port: usize,
+        pg: u8,
+        out_port: usize,
+        q: u8,
+        size: u64,
+        lossless: bool,
+    ) -> Admit {
+        let i = in_port * 8 + pg as usize;
+        let hdrm = self.pg_hdrm[i];
+        let non_hdrm = self.pg_bytes[i] - hdrm;
+        let growth = self.shared_part(pg, non_hdrm + size) - self.shared_part(pg, non_hdrm);
+        let verdict = if lossless {
+            let fits = growth == 0
+                || growth <= self.free()
+                    && match self.mode {
+                        BufferMode::Dynamic => {
+                            self.shared_part(pg, non_hdrm + size) <= self.lossless_threshold()
+                        }
+                        BufferMode::Static => non_hdrm + size <= self.xoff,
+                    };
+            if fits {
+                Admit::Shared
+            } else if hdrm + size <= self.headroom[in_port] {
+                Admit::Headroom
+            } else {
+                return Admit::DropLossless;
+            }
+        } else {
+            let qb = self.q_bytes[out_port * 8 + q as usize] + size;
+            let limit = match self.mode {
+                BufferMode::Dynamic => self.lossy_reserved + scale(self.free(), self.lossy_th),
+                BufferMode::Static => self.lossy_limit,
+            };
+            if growth > self.free() || qb > limit {
+                return Admit::DropLossy;
+            }
+            Admit::Shared
+        };
+        if verdict == Admit::Headroom {
+            self.pg_hdrm[i] += size;
+            self.hdrm_used += size;
+        } else {
+            self.shared_used += growth;
+        }
+        self.pg_bytes[i] += size;
+        self.q_bytes[out_port * 8 + q as usize] += size;
+        verdict
+    }
+
+    /// Release a packet that left its egress queue. Headroom is released first.
+    pub fn release(&mut self, in_port: usize, pg: u8, out_port: usize, q: u8, size: u64) {
+        let i = in_port * 8 + pg as usize;
+        let h = self.pg_hdrm[i].min(size);
+        self.pg_hdrm[i] -= h;
+        self.hdrm_used -= h;
+        let non_hdrm = self.pg_bytes[i] - self.pg_hdrm[i] - h;
+        let rest = size - h;
+        let shrink = self.shared_part(pg, non_hdrm) - self.shared_part(pg, non_hdrm - rest);
+        self.shared_used -= shrink;
+        self.pg_bytes[i] -= size;
+        self.q_bytes[out_port * 8 + q as usize] -= size;
+    }
+
+    /// Should this lossless PG be in XOFF (pause its upstream)?
+    pub fn over_xoff(&self, port: usize, pg: u8) -> bool {
+        let i = port * 8 + pg as usize;
+        let non_hdrm = self.pg_bytes[i] - self.pg_hdrm[i];
+        self.pg_hdrm[i] > 0
+            || match self.mode {
+                BufferMode::Dynamic => {
+                    let s = self.shared_part(pg, non_hdrm);
+                    s > 0 && s >= self.lossless_threshold()
+                }
+                BufferMode::Static => non_hdrm >= self.xoff,
+            }
+    }
+
+    /// May this PG, now in XOFF, send XON (resume its upstream)?
+    pub fn under_xon(&self, port: usize, pg: u8) -> bool {
+        let i = port * 8 + pg as usize;
+        if self.pg_hdrm[i] > 0 {
+            return false;
+        }
+        let non_hdrm = self.pg_bytes[i];
+        match self.mode {
+            BufferMode::Dynamic => {
+                self.shared_part(pg, non_hdrm)
+                    <= self.lossless_threshold().saturating_sub(self.xon_offset)
+            }
+            BufferMode::Static => non_hdrm <= self.xon,
+        }
+    }
+
+    /// Sum of shared parts over all PGs (for invariant checks).
+    pub fn recount_shared(&self) -> u64 {
+        (0..self.pg_bytes.len())
+            .map(|i| self.shared_part((i % 8) as u8, self.pg_bytes[i] - self.pg_hdrm[i]))
+            .sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fabric::params::{BufferMode, SwitchParams};
+    use crate::units::Bytes;
+    use proptest::prelude::*;
+
+    fn static_params() -> SwitchParams {
+        let mut p = SwitchParams::default();
+        p.buffer_mode = BufferMode::Static;
+        p.buffer_size = Bytes(1_000_000);
+        p.lossless.xoff = Bytes(10_000);
+        p.lossless.xon = Bytes(5_000);
+        p.lossless.reserved = Bytes(0);
+        p
+    }
+
+    #[test]
+    fn static_xoff_then_headroom_then_lossless_drop() {
+        let mut m = Mmu::new(&static_params(), vec![3_000, 3_000]).unwrap();
+        // 10 packets of 1000 B reach XOFF exactly.
+        for _ in 0..10 {
+            assert_eq!(m.admit(0, 3, 1, 3, 1000, true), Admit::Shared);
+        }
+        assert!(m.over_xoff(0, 3));
+        for _ in 0..3 {
+            assert_eq!(m.admit(0, 3, 1, 3, 1000, true), Admit::Headroom);
+        }
+        assert_eq!(m.admit(0, 3, 1, 3, 1000, true), Admit::DropLossless);
+        // Drain to XON: headroom first, then down to 5000 B.
+        for _ in 0..8 {
+            assert!(!m.under_xon(0, 3));
+            m.release(0, 3, 1, 3, 1000);
+        }
+        assert!(m.under_xon(0, 3));
+        assert_eq!(m.pg_bytes(0, 3), 5_000);
+    }
+
+    #[test]
+    fn dynamic_threshold_is_alpha_times_free() {
+        let mut p = SwitchParams::default();
+        p.buffer_size = Bytes(1_000_000);
+        p.lossless.reserved = Bytes(0);
+        p.lossless.dynamic_th = -3; // α = 1/8
+        let m = Mmu::new(&p, vec![0; 4]).unwrap();
+        assert_eq!(m.lossless_threshold(), 1_000_000 / 8);
+    }
+
+    #[test]
+    fn headroom_that_does_not_fit_is_an_error() {
+        let mut p = SwitchParams::default();
+        p.buffer_size = Bytes(100_000);
+        assert!(Mmu::new(&p, vec![60_000, 60_000]).is_err());
+    }
+
+    proptest! {
+        /// Buffer accounting never goes negative, shared_used always equals the sum of the
+        /// PGs' shared parts, and releasing everything returns the MMU to empty.
+        #[test]
+        fn accounting_is_conserved(ops in proptest::collection::vec((0usize..4, 0u8..8, 0usize..4, 64u64..9000, any::<bool>()), 1..300)) {
+            let mut p = SwitchParams::default();
+            p.buffer_size = Bytes(400_000);
+            p.pfc_enable = 0b0000_1001;
+            let mut m = Mmu::new(&p, vec![20_000; 4]).unwrap();
+            let mut held = Vec::new();
+            for (inp, pg, out, size, release) in ops {
+                if release && !held.is_empty() {
+                    let (i, g, o, s) = held.remove(size as usize % held.len());
+                    m.release(i, g, o, g, s);
+                } else {
+                    let lossless = p.pfc_enable & (1 << pg) != 0;
+                    match m.admit(inp, pg, out, pg, size, lossless) {
+                        Admit::Shared | Admit::Headroom => held.push((inp, pg, out, size)),
+                        _ => {}
+                    }
+                }
+                prop_assert_eq!(m.shared_used, m.recount_shared());
+                prop_assert!(m.shared_used <= m.shared_pool);
+            }
+            for (i, g, o, s) in held.drain(..) {
+                m.release(i, g, o, g, s);
+            }
+            prop_assert_eq!(m.shared_used, 0);
+            prop_assert_eq!(m.hdrm_used, 0);
+        }
+    }
+}

@@ -1,0 +1,112 @@
+//! A port: 8 egress queues, a scheduler, PFC pause state, and the PFC frames it owes its peer.
+//! Switch ports and host NIC ports share this model; a host port's queues hold control
+//! packets (ACK, NAK, CNP) and the NIC supplies data frames when the port is free.
+
+use std::collections::VecDeque;
+
+use super::pfc::{EgressPause, XoffState};
+use super::scheduler::Scheduler;
+use crate::topology::NodeRef;
+use crate::units::{Rate, Time};
+
+/// One port of a switch or host.
+#[derive(Debug)]
+pub struct Port {
+    /// The node it belongs to.
+    pub node: NodeRef,
+    /// Its index on that node.
+    pub local: u16,
+    /// Global id of the port at the other end of the link.
+    pub peer: u32,
+    /// Index of the link in the topology.
+    pub link: u32,
+    /// Line rate.
+    pub rate: Rate,
+    /// Propagation delay to the peer.
+    pub delay: Time,
+    /// Delay from receiving a pause frame to honouring it.
+    pub pfc_response: Time,
+    /// Egress queues of packet handles.
+    pub queues: [VecDeque<u32>; 8],
+    /// Bitmask of non-empty queues.
+    pub nonempty: u8,
+    /// The port serializes until this time.
+    pub busy_until: Time,
+    /// A TxDone event is pending.
+    pub txdone_pending: bool,
+    /// Pause timers of the egress priorities (set by the peer's PFC frames).
+    pub pause: EgressPause,
+    /// Priorities for which this port holds its peer paused (ingress XOFF).
+    pub xoff: XoffState,
+    /// When the refresh of each held XOFF is due (stale refresh events are ignored).
+    pub refresh_at: [Time; 8],
+    /// PFC frames waiting to go out ahead of data: bitmask of priorities.
+    pub pfc_pending: u8,
+    /// Quanta of each pending PFC frame.
+    pub pfc_quanta: [u16; 8],
+    /// Scheduler over the egress queues.
+    pub sched: Scheduler,
+    /// The egress queue that carries each priority (the switch's TC → queue map).
+    pub queue_of_prio: [u8; 8],
+}
+
+impl Port {
+    /// A port of `node` at local index `local`, linked to global port `peer`.
+    pub fn new(
+        node: NodeRef,
+        local: u16,
+        peer: u32,
+        link: u32,
+        rate: Rate,
+        delay: Time,
+        sched: Scheduler,
+    ) -> Self {
+        Port {
+            node,
+            local,
+            peer,
+            link,
+            rate,
+            delay,
+            pfc_response: Time::ZERO,
+            queues: Default::default(),
+            nonempty: 0,
+            busy_until: Time::ZERO,
+            txdone_pending: false,
+            pause: EgressPause::default(),
+            xoff: XoffState::default(),
+            refresh_at: [Time::NEVER; 8],
+            pfc_pending: 0,
+            pfc_quanta: [0; 8],
+            sched,
+            queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7],
+        }
+    }
+    /// Append a packet to egress queue `q`.
+    #[inline]
+    pub fn enqueue(&mut self, q: u8, pkt: u32) {
+        self.queues[q as usize].push_back(pkt);
+        self.nonempty |= 1 << q;
+    }
+    /// Take the head of queue `q`.
+    #[inline]
+    pub fn dequeue(&mut self, q: u8) -> Option<u32> {
+        let p = self.queues[q as usize].pop_front();
+        if self.queues[q as usize].is_empty() {
+            self.nonempty &= !(1 << q);
+        }
+        p
+    }
+    /// Queues that hold packets and whose priority is not paused.
+    #[inline]
+    pub fn eligible(&self) -> u8 {
+        let mut paused = 0u8;
+        let mut m = self.pause.mask;
+        while m != 0 {
+            let prio = m.trailing_zeros() as usize;
+            paused |= 1 << self.queue_of_prio[prio];
+            m &= m - 1;
+        }
+        self.nonempty & !paused
+    }
+}

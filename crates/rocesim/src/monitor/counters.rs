@@ -1,0 +1,49 @@
+//! Flat counter arrays, indexed by id: no maps, no allocation while running.
+
+/// Counters of one (port, priority).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct PortPrioCounters {
+    /// Frames sent (not counting PFC frames).
+    pub tx_packets: u64,
+    /// Wire bytes sent.
+    pub tx_bytes: u64,
+    /// Frames received.
+    pub rx_packets: u64,
+    /// Wire bytes received.
+    pub rx_bytes: u64,
+    /// Packets dropped at this port.
+    pub drops: u64,
+    /// Pause frames (quanta > 0) sent.
+    pub pause_tx: u64,
+    /// Pause frames (quanta > 0) received.
+    pub pause_rx: u64,
+    /// Time paused, ps.
+    pub paused_ps: u64,
+    /// ECN marks.
+    pub ecn_marked: u64,
+    /// Peak egress queue, bytes.
+    pub max_queue_bytes: u64,
+}
+
+/// Per-flow accounting, in payload bytes unless noted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FlowCounters {
+    /// Payload put on the wire by the sender, retransmissions included.
+    pub tx_bytes: u64,
+    /// Retransmitted packets.
+    pub retx_packets: u64,
+    /// Delivered in order (net of go-back-0 restarts).
+    pub delivered: u64,
+    /// Discarded by the receiver.
+    pub discarded: u64,
+    /// Dropped in the network.
+    pub dropped: u64,
+    /// CNPs received.
+    pub cnp_rx: u64,
+    /// CE-marked packets received.
+    pub ecn_marked: u64,
+    /// `delivered` when the statistics window opened.
+    pub delivered_at_warmup: u64,
+    /// `delivered` at the previous throughput sample.
+    pub delivered_at_sample: u64,
+}

@@ -1,0 +1,111 @@
+//! Packets as they travel: RoCEv2 data, ACK, NAK and CNP frames.
+//!
+//! Frame sizes on the wire follow SCENARIO.md: a data frame adds 82 bytes to its payload
+//! (preamble+SFD 8, inter-frame gap 12, Ethernet 14, FCS 4, IPv4 20, UDP 8, BTH 12, ICRC 4),
+//! plus RETH 16 on the first packet of a WRITE. PFC frames are 64 bytes + 20 of preamble and gap.
+
+use crate::units::Time;
+
+/// Preamble + SFD and inter-frame gap: on the wire but never buffered.
+pub const WIRE_GAP: u32 = 20;
+/// Bytes a RoCEv2 data frame adds to its payload on the wire.
+pub const DATA_OVERHEAD: u32 = 82;
+/// RDMA Extended Transport Header on the first packet of a WRITE.
+pub const RETH: u32 = 16;
+/// An ACK or NAK on the wire: headers + AETH 4 (66-byte frame + 20).
+pub const ACK_WIRE: u32 = 86;
+/// A CNP on the wire: headers + 16 reserved bytes (78-byte frame + 20).
+pub const CNP_WIRE: u32 = 98;
+/// A PFC frame on the wire: minimum frame 64 + 20.
+pub const PFC_WIRE: u32 = 84;
+/// The RoCEv2 UDP destination port.
+pub const ROCEV2_UDP_PORT: u16 = 4791;
+
+/// What a packet is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PacketKind {
+    /// RDMA data (a WRITE segment).
+    Data,
+    /// Positive acknowledgement of every PSN up to `psn`.
+    Ack,
+    /// Negative acknowledgement: `psn` is the first PSN the receiver is missing.
+    Nak,
+    /// Congestion Notification Packet (RoCEv2 Annex A17).
+    Cnp,
+}
+
+/// ECN codepoint bits of the IP header.
+pub mod ecn {
+    /// Not ECN-capable.
+    pub const NOT_ECT: u8 = 0;
+    /// ECN-capable transport.
+    pub const ECT0: u8 = 2;
+    /// Congestion experienced.
+    pub const CE: u8 = 3;
+}
+
+/// A packet in the arena.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Packet {
+    /// Data, ACK, NAK or CNP.
+    pub kind: PacketKind,
+    /// DSCP (6 bits); switches map it to a traffic class each hop.
+    pub dscp: u8,
+    /// ECN codepoint.
+    pub ecn: u8,
+    /// IP TTL; decremented at every switch, dropped at zero.
+    pub ttl: u8,
+    /// Source host id.
+    pub src: u32,
+    /// Destination host id.
+    pub dst: u32,
+    /// Flow (queue pair) id.
+    pub flow: u32,
+    /// Packet sequence number (data), or the acknowledged PSN (ACK/NAK).
+    pub psn: u32,
+    /// Payload bytes (0 for control packets).
+    pub payload: u32,
+    /// Bytes on the wire including preamble and inter-frame gap.
+    pub wire: u32,
+    /// 5-tuple hash for ECMP.
+    pub hash: u32,
+    /// Ingress port at the current switch (global port id), for MMU release.
+    pub in_port: u32,
+    /// Traffic class / priority group at the current switch.
+    pub tc: u8,
+    /// Egress queue at the current switch.
+    pub queue: u8,
+    /// True when the packet was charged to its ingress PG as lossless.
+    pub lossless: bool,
+    /// When the first bit left the sender (for latency).
+    pub sent_at: Time,
+}
+
+impl Packet {
+    /// Bytes the packet occupies in a buffer: its frame without preamble and gap.
+    #[inline]
+    pub fn buf_bytes(&self) -> u64 {
+        (self.wire - WIRE_GAP) as u64
+    }
+}
+
+/// Wire size of a data frame with `payload` bytes; `first` adds the RETH of a WRITE.
+#[inline]
+pub fn data_wire(payload: u32, first: bool) -> u32 {
+    payload + DATA_OVERHEAD + if first { RETH } else { 0 }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn overheads_match_the_contract() {
+        // 2048 B payload: 2130 B on the wire (SCENARIO.md).
+        assert_eq!(data_wire(2048, false), 2130);
+        assert_eq!(data_wire(1024, false), 1106);
+        assert_eq!(data_wire(1000, false), 1082);
+        assert_eq!(data_wire(1024, true), 1122);
+        assert!(std::mem::size_of::<Packet>() <= 48);
+    }
+}

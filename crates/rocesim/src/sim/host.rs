@@ -1,0 +1,349 @@
+//! A host NIC: starting flows, choosing the next data packet (round robin over QPs, subject
+//! to pause, pacing and window), receiving through the RX pipeline, and the transport's
+//! ACK/NAK exchange.
+
+use super::Sim;
+use crate::engine::Event;
+use crate::nic::transport::{self, Reply};
+use crate::packet::{data_wire, ecn, Packet, PacketKind, ACK_WIRE};
+use crate::units::Time;
+
+impl Sim {
+    /// Start every flow whose start time has come.
+    pub(crate) fn on_flow_start(&mut self) {
+        let now = self.now();
+        while let Some(&f) = self.start_order.get(self.next_start) {
+            if self.flows[f as usize].start > now {
+                self.q
+                    .schedule(self.flows[f as usize].start, Event::FlowStart);
+                return;
+            }
+            self.next_start += 1;
+            let src = self.flows[f as usize].src as usize;
+            self.flows[f as usize].sq.last_progress = now;
+            self.hosts[src].active.push(f);
+            let port = self.hosts[src].port;
+            self.try_send(port);
+        }
+    }
+
+    /// The host port is free: a control packet if one waits, else the next data packet.
+    pub(crate) fn host_dequeue(&mut self, h: u32, p: u32) -> Option<u32> {
+        let port = &mut self.ports[p as usize];
+        let eligible = port.eligible();
+        if eligible != 0 {
+            let q = 7 - eligible.leading_zeros() as u8;
+            return port.dequeue(q);
+        }
+        self.nic_next_data(h, p)
+    }
+
+    /// Round robin over the host's active QPs for one that may send now.
+    fn nic_next_data(&mut self, h: u32, p: u32) -> Option<u32> {
+        let now = self.now();
+        let host = &mut self.hosts[h as usize];
+        let n = host.active.len();
+        let paused = self.ports[p as usize].pause.mask;
+        let mut earliest = Time::NEVER;
+        for i in 0..n {
+            let idx = (host.rr + i) % n;
+            let f = host.active[idx];
+            let fl = &mut self.flows[f as usize];
+            let sq = &mut fl.sq;
+            if !sq.has_data() || paused & (1 << sq.tc) != 0 {
+                continue;
+            }
+            if sq.next_send > now {
+                earliest = earliest.min(sq.next_send);
+                continue;
+            }
+            if let Some(w) = sq.cc.window() {
+                if sq.outstanding() as u64 * sq.mtu as u64 >= w {
+                    continue;
+                }
+            }
+            host.rr = idx + 1;
+            let psn = sq.next_psn;
+            sq.next_psn += 1;
+            let payload = sq.payload_of(psn);
+            let wire = data_wire(payload, psn == 0);
+            if psn < sq.max_sent {
+                fl.c.retx_packets += 1;
+            } else {
+                sq.max_sent = psn + 1;
+            }
+            fl.c.tx_bytes += payload as u64;
+            sq.cc.on_send(now, wire);
+            let rate = match (sq.cc.rate(), sq.rate_limit) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
+            if let Some(r) = rate {
+                sq.next_send = now + r.tx_time(wire as u64);
+            }
+            let arm = !sq.timer_pending;
+            sq.timer_pending = true;
+            let pkt = Packet {
+                kind: PacketKind::Data,
+                dscp: fl.dscp,
+                ecn: ecn::ECT0,
+                ttl: fl.ttl,
+                src: fl.src,
+                dst: fl.dst,
+                flow: f,
+                psn,
+                payload,
+                wire,
+                hash: fl.hash,
+                in_port: p,
+                tc: sq.tc,
+                queue: sq.tc,
+                lossless: false,
+                sent_at: now,
+            };
+            if arm {
+                let t = now + fl.rto;
+                self.q.schedule(t, Event::QpTimer(f));
+            }
+            return Some(self.arena.alloc(pkt));
+        }
+        if earliest != Time::NEVER && earliest < host.wake_at {
+            host.wake_at = earliest;
+            self.q.schedule(earliest, Event::NicWake(h));
+        }
+        None
+    }
+
+    pub(crate) fn on_nic_wake(&mut self, h: u32) {
+        let host = &mut self.hosts[h as usize];
+        if host.wake_at == self.q.now() {
+            host.wake_at = Time::NEVER;
+        }
+        let p = host.port;
+        self.try_send(p);
+    }
+
+    /// A frame arrived at host `h`'s NIC.
+    pub(crate) fn host_receive(&mut self, h: u32, pkt_id: u32) {
+        let host = &mut self.hosts[h as usize];
+        if host.rx.bypass() {
+            self.nic_process(h, pkt_id);
+            return;
+        }
+        let pkt = self.arena.get(pkt_id);
+        let size = pkt.buf_bytes() as u32;
+        let tc = pkt.tc;
+        if !host.rx.has_room(size as u64) {
+            if host.pfc_enable & (1 << tc) != 0 {
+                self.totals.drops_lossless += 1;
+            } else {
+                self.totals.drops_lossy += 1;
+            }
+            let port = host.port;
+            self.counters[port as usize * 8 + tc as usize].drops += 1;
+            self.drop_packet(pkt_id);
+            return;
+        }
+        host.rx.push(pkt_id, size);
+        self.rx_check_xoff(h);
+        self.rx_start(h);
+    }
+
+    fn rx_check_xoff(&mut self, h: u32) {
+        let host = &self.hosts[h as usize];
+        if !host.rx.over_xoff() {
+            return;
+        }
+        let (port, quanta, mut prios) = (host.port, host.pfc_quanta, host.pfc_enable);
+        while prios != 0 {
+            let prio = prios.trailing_zeros() as u8;
+            prios &= prios - 1;
+            if !self.ports[port as usize].xoff.held(prio) {
+                self.send_xoff(port, prio, quanta);
+            }
+        }
+    }
+
+    fn rx_check_xon(&mut self, h: u32) {
+        let host = &self.hosts[h as usize];
+        if !host.rx.under_xon() {
+            return;
+        }
+        let port = host.port;
+        let mut held = self.ports[port as usize].xoff.mask;
+        while held != 0 {
+            let prio = held.trailing_zeros() as u8;
+            held &= held - 1;
+            self.send_xon(port, prio);
+        }
+    }
+
+    /// Begin processing the RX buffer's head if the pipeline is idle and running.
+    pub(crate) fn rx_start(&mut self, h: u32) {
+        let now = self.q.now();
+        let host = &mut self.hosts[h as usize];
+        if host.rx.busy || host.rx.stalled {
+            return;
+        }
+        let Some(&(_, size)) = host.rx.queue.front() else {
+            return;
+        };
+        host.rx.busy = true;
+        let t = now + host.rx.service_time(size);
+        self.q.schedule(t, Event::RxDone(h));
+    }
+
+    pub(crate) fn on_rx_done(&mut self, h: u32) {
+        let host = &mut self.hosts[h as usize];
+        host.rx.busy = false;
+        if let Some(pkt) = host.rx.pop() {
+            self.nic_process(h, pkt);
+        }
+        self.rx_check_xon(h);
+        self.rx_start(h);
+    }
+
+    /// The NIC consumes a packet: transport at the responder or requester.
+    fn nic_process(&mut self, h: u32, pkt_id: u32) {
+        let pkt = *self.arena.get(pkt_id);
+        self.arena.free(pkt_id);
+        match pkt.kind {
+            PacketKind::Data => self.responder_data(h, &pkt),
+            PacketKind::Ack => self.requester_ack(pkt.flow, pkt.psn),
+            PacketKind::Nak => self.requester_nak(pkt.flow, pkt.psn),
+            PacketKind::Cnp => {
+                let now = self.now();
+                let fl = &mut self.flows[pkt.flow as usize];
+                fl.c.cnp_rx += 1;
+                fl.sq.cc.on_cnp(now);
+            }
+        }
+    }
+
+    fn responder_data(&mut self, h: u32, pkt: &Packet) {
+        let fl = &mut self.flows[pkt.flow as usize];
+        if pkt.ecn == ecn::CE {
+            fl.c.ecn_marked += 1;
+        }
+        let v = transport::on_data(
+            &mut fl.rq,
+            fl.sq.transport,
+            pkt.psn,
+            fl.sq.npkts,
+            fl.ack_every,
+        );
+        if v.restart_discards {
+            fl.c.discarded += fl.c.delivered;
+            fl.c.delivered = 0;
+        }
+        if v.accepted {
+            fl.c.delivered += pkt.payload as u64;
+        } else {
+            fl.c.discarded += pkt.payload as u64;
+        }
+        let (kind, psn) = match v.reply {
+            Reply::None => return,
+            Reply::Ack(p) => (PacketKind::Ack, p),
+            Reply::Nak(p) => (PacketKind::Nak, p),
+        };
+        self.send_control(h, pkt, kind, psn, ACK_WIRE);
+    }
+
+    /// Queue a control packet from host `h` back to the sender of `about`.
+    pub(crate) fn send_control(
+        &mut self,
+        h: u32,
+        about: &Packet,
+        kind: PacketKind,
+        psn: u32,
+        wire: u32,
+    ) {
+        let fl = &self.flows[about.flow as usize];
+        let tc = fl.sq.tc;
+        let reply = Packet {
+            kind,
+            dscp: fl.dscp,
+            ecn: ecn::NOT_ECT,
+            ttl: fl.ttl,
+            src: h,
+            dst: about.src,
+            flow: about.flow,
+            psn,
+            payload: 0,
+            wire,
+            hash: fl.hash.rotate_left(16),
+            in_port: 0,
+            tc,
+            queue: tc,
+            lossless: false,
+            sent_at: self.now(),
+        };
+        let id = self.arena.alloc(reply);
+        let port = self.hosts[h as usize].port;
+        self.ports[port as usize].enqueue(tc, id);
+        self.try_send(port);
+    }
+
+    fn requester_ack(&mut self, f: u32, psn: u32) {
+        let now = self.now();
+        let fl = &mut self.flows[f as usize];
+        let before = fl.sq.snd_una;
+        let done = transport::on_ack(&mut fl.sq, psn, now);
+        let acked = (fl.sq.snd_una.saturating_sub(before)) as u64 * fl.sq.mtu as u64;
+        if acked > 0 {
+            fl.sq.cc.on_ack(now, acked);
+        }
+        if done {
+            self.finish_flow(f);
+        } else if fl.sq.cc.window().is_some() {
+            let port = self.hosts[fl.src as usize].port;
+            self.try_send(port);
+        }
+    }
+
+    fn requester_nak(&mut self, f: u32, psn: u32) {
+        let now = self.now();
+        let fl = &mut self.flows[f as usize];
+        if fl.sq.done {
+            return;
+        }
+        transport::on_nak(&mut fl.sq, psn, now);
+        let port = self.hosts[fl.src as usize].port;
+        self.try_send(port);
+    }
+
+    fn finish_flow(&mut self, f: u32) {
+        let src = self.flows[f as usize].src as usize;
+        let host = &mut self.hosts[src];
+        if let Some(i) = host.active.iter().position(|&x| x == f) {
+            host.active.remove(i);
+            if host.rr > i {
+                host.rr -= 1;
+            }
+        }
+        self.finite_left = self.finite_left.saturating_sub(1);
+    }
+
+    /// The retransmission timer of flow `f`.
+    pub(crate) fn on_qp_timer(&mut self, f: u32) {
+        let now = self.now();
+        let fl = &mut self.flows[f as usize];
+        fl.sq.timer_pending = false;
+        if fl.sq.done || fl.sq.outstanding() == 0 && !fl.sq.has_data() {
+            return;
+        }
+        if fl.sq.outstanding() == 0 {
+            // Nothing in flight (paused or paced): the timer re-arms on the next send.
+            return;
+        }
+        let deadline = fl.sq.last_progress + fl.rto;
+        if now >= deadline {
+            transport::on_timeout(&mut fl.sq, now);
+            let port = self.hosts[fl.src as usize].port;
+            self.try_send(port);
+        } else {
+            fl.sq.timer_pending = true;
+            self.q.schedule(deadline, Event::QpTimer(f));
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! The simulated world: every port, channel, switch, host and flow, and the run loop that
+//! dispatches events to them. A packet's life is spread over the files of this module in the
+//! order it happens: `host` (a NIC builds it), `tx` (a port serializes it onto a channel),
+//! `switch` (ingress, MMU, PFC, forwarding), back to `tx`, and `host` again (receive, ACK).
+
+mod build;
+mod faults;
+mod host;
+mod pfc;
+mod results;
+mod sample;
+mod switch;
+mod tx;
+
+use crate::config::Scenario;
+use crate::engine::{Event, EventQueue, PacketArena};
+use crate::fabric::link::Channel;
+use crate::fabric::mmu::Mmu;
+use crate::fabric::port::Port;
+use crate::fabric::routing::RoutingTable;
+use crate::monitor::{FlowCounters, PfcDir, PortPrioCounters};
+use crate::nic::host::Host;
+use crate::nic::qp::{RecvQp, SendQp};
+use crate::units::Time;
+
+pub use build::BuildError;
+
+/// A switch's forwarding state.
+#[derive(Debug)]
+pub(crate) struct SwitchState {
+    /// Global port ids, by local index.
+    pub ports: Vec<u32>,
+    /// Shared buffer.
+    pub mmu: Mmu,
+    /// ECMP salt.
+    pub salt: u32,
+    /// DSCP → TC.
+    pub dscp_to_tc: [u8; 64],
+    /// TC → queue.
+    pub tc_to_queue: [u8; 8],
+    /// Lossless TCs.
+    pub pfc_enable: u8,
+    /// Quanta of its pause frames.
+    pub pfc_quanta: u16,
+}
+
+/// A flow: both ends of its queue pair and its counters.
+#[derive(Debug)]
+pub(crate) struct FlowState {
+    pub src: u32,
+    pub dst: u32,
+    pub dscp: u8,
+    pub hash: u32,
+    pub start: Time,
+    pub sq: SendQp,
+    pub rq: RecvQp,
+    pub c: FlowCounters,
+    pub ack_every: u32,
+    pub rto: Time,
+    pub ttl: u8,
+}
+
+/// One entry of the pause log (names are resolved when results are made).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PfcLogEntry {
+    pub time: Time,
+    pub port: u32,
+    pub prio: u8,
+    pub dir: PfcDir,
+    pub quanta: u16,
+}
+
+/// Network-wide drop and event totals.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Totals {
+    pub drops_lossless: u64,
+    pub drops_lossy: u64,
+    pub drops_ttl: u64,
+    pub drops_fault: u64,
+    pub ecn_marked: u64,
+    pub cnp_tx: u64,
+    pub packet_hops: u64,
+    pub pfc_log_truncated: u64,
+}
+
+/// What the run loop reports to a progress callback.
+#[derive(Clone, Copy, Debug)]
+pub struct Progress {
+    /// Simulated time reached.
+    pub now: Time,
+    /// The run's end time.
+    pub end: Time,
+    /// Events so far.
+    pub events: u64,
+}
+
+/// The simulator.
+pub struct Sim {
+    pub(crate) q: EventQueue,
+    pub(crate) arena: PacketArena,
+    pub(crate) ports: Vec<Port>,
+    pub(crate) chans: Vec<Channel>,
+    pub(crate) switches: Vec<SwitchState>,
+    pub(crate) hosts: Vec<Host>,
+    pub(crate) flows: Vec<FlowState>,
+    pub(crate) start_order: Vec<u32>,
+    pub(crate) next_start: usize,
+    pub(crate) routes: RoutingTable,
+    pub(crate) counters: Vec<PortPrioCounters>,
+    pub(crate) pfc_log: Vec<PfcLogEntry>,
+    pub(crate) totals: Totals,
+    pub(crate) scenario: Scenario,
+    pub(crate) throughput: Vec<(Time, u32, f64)>,
+    pub(crate) queue_samples: Vec<(Time, u32, u8, u64)>,
+    pub(crate) last_sample: Time,
+    pub(crate) next_tput_sample: Time,
+    pub(crate) next_queue_sample: Time,
+    pub(crate) events: u64,
+    pub(crate) end: Time,
+    pub(crate) finite_left: usize,
+    pub(crate) has_infinite: bool,
+    pub(crate) interrupted: bool,
+    pub(crate) warmup_done: bool,
+    pub(crate) loss_rng: crate::engine::rng::SimRng,
+}
+
+impl Sim {
+    /// Current simulated time.
+    #[inline]
+    pub fn now(&self) -> Time {
+        self.q.now()
+    }
+
+    /// Run until `sim.duration`, until every finite flow is done (if `stop_when_done` and no
+    /// flow is long-lived), or until `progress` returns false (an interrupt). `progress` is
+    /// called about every 65,536 events.
+    pub fn run(&mut self, mut progress: impl FnMut(Progress) -> bool) {
+        let end = self.end;
+        loop {
+            let Some(t) = self.q.peek_time() else { break };
+            if t > end {
+                break;
+            }
+            if !self.warmup_done && t >= self.scenario.sim.warmup {
+                self.open_stats_window();
+            }
+            let (_, ev) = self.q.pop().expect("peeked");
+            self.events += 1;
+            self.dispatch(ev);
+            if self.events & 0xFFFF == 0
+                && !progress(Progress {
+                    now: self.q.now(),
+                    end,
+                    events: self.events,
+                })
+            {
+                self.interrupted = true;
+                break;
+            }
+            if self.finite_left == 0
+                && !self.has_infinite
+                && self.next_start >= self.start_order.len()
+                && self.scenario.sim.stop_when_done
+            {
+                break;
+            }
+        }
+        if !self.interrupted && self.q.now() < end && !(self.finite_left == 0 && !self.has_infinite)
+        {
+            // Nothing left to do before the end: the clock still reaches it.
+            self.q.advance_to(end);
+        }
+        if !self.warmup_done {
+            self.open_stats_window();
+        }
+        self.sample_final();
+    }
+
+    #[inline]
+    fn dispatch(&mut self, ev: Event) {
+        match ev {
+            Event::TxDone(p) => self.on_tx_done(p),
+            Event::LinkArrive(p) => self.on_link_arrive(p),
+            Event::PauseArrive { port, prio, quanta } => self.on_pause_arrive(port, prio, quanta),
+            Event::PauseExpire { port, prio } => self.on_pause_expire(port, prio),
+            Event::PfcRefresh { port, prio } => self.on_pfc_refresh(port, prio),
+            Event::NicWake(h) => self.on_nic_wake(h),
+            Event::RxDone(h) => self.on_rx_done(h),
+            Event::QpTimer(f) => self.on_qp_timer(f),
+            Event::FlowStart => self.on_flow_start(),
+            Event::Sample => self.on_sample(),
+            Event::Fault { index, start } => self.on_fault(index, start),
+        }
+    }
+
+    /// Events processed so far.
+    pub fn events(&self) -> u64 {
+        self.events
+    }
+
+    fn open_stats_window(&mut self) {
+        self.warmup_done = true;
+        for f in &mut self.flows {
+            f.c.delivered_at_warmup = f.c.delivered;
+        }
+    }
+}

@@ -1,0 +1,96 @@
+//! A switch: ingress (TTL, route, classify, MMU admission, XOFF) and egress (schedule,
+//! release, XON).
+
+use super::Sim;
+use crate::fabric::mmu::Admit;
+use crate::fabric::routing::ecmp_pick;
+
+impl Sim {
+    /// A frame arrived at switch `s` on global port `in_port`.
+    pub(crate) fn switch_receive(&mut self, s: u32, in_port: u32, pkt_id: u32) {
+        let pkt = self.arena.get_mut(pkt_id);
+        if pkt.ttl <= 1 {
+            self.totals.drops_ttl += 1;
+            self.drop_packet(pkt_id);
+            return;
+        }
+        pkt.ttl -= 1;
+        let sw = &mut self.switches[s as usize];
+        let hops = self.routes.next_hops(s, pkt.dst);
+        if hops.is_empty() {
+            self.totals.drops_fault += 1;
+            self.drop_packet(pkt_id);
+            return;
+        }
+        let out_local = hops[if hops.len() == 1 {
+            0
+        } else {
+            ecmp_pick(pkt.hash, sw.salt, hops.len())
+        }];
+        let out = sw.ports[out_local as usize];
+        let tc = sw.dscp_to_tc[(pkt.dscp & 63) as usize];
+        let q = sw.tc_to_queue[tc as usize];
+        let lossless = sw.pfc_enable & (1 << tc) != 0;
+        let in_local = self.ports[in_port as usize].local as usize;
+        let size = pkt.buf_bytes();
+        match sw
+            .mmu
+            .admit(in_local, tc, out_local as usize, q, size, lossless)
+        {
+            Admit::DropLossless | Admit::DropLossy => {
+                if lossless {
+                    self.totals.drops_lossless += 1;
+                } else {
+                    self.totals.drops_lossy += 1;
+                }
+                self.counters[in_port as usize * 8 + tc as usize].drops += 1;
+                self.drop_packet(pkt_id);
+                return;
+            }
+            Admit::Shared | Admit::Headroom => {}
+        }
+        pkt.in_port = in_port;
+        pkt.tc = tc;
+        pkt.queue = q;
+        pkt.lossless = lossless;
+        let qbytes = sw.mmu.queue_bytes(out_local as usize, q);
+        let over = lossless
+            && !self.ports[in_port as usize].xoff.held(tc)
+            && sw.mmu.over_xoff(in_local, tc);
+        let quanta = sw.pfc_quanta;
+        let c = &mut self.counters[out as usize * 8 + q as usize];
+        c.max_queue_bytes = c.max_queue_bytes.max(qbytes);
+        if over {
+            self.send_xoff(in_port, tc, quanta);
+        }
+        self.ports[out as usize].enqueue(q, pkt_id);
+        self.try_send(out);
+    }
+
+    /// Pick the next packet of switch `s`'s port `p` and release its buffer.
+    pub(crate) fn switch_dequeue(&mut self, s: u32, p: u32) -> Option<u32> {
+        let port = &mut self.ports[p as usize];
+        let eligible = port.eligible();
+        if eligible == 0 {
+            return None;
+        }
+        let arena = &self.arena;
+        let queues = &port.queues;
+        let q = port.sched.pick(eligible, |q| {
+            arena
+                .get(*queues[q as usize].front().expect("eligible"))
+                .wire
+        })?;
+        let pkt_id = port.dequeue(q)?;
+        let out_local = port.local as usize;
+        let pkt = self.arena.get(pkt_id);
+        let (in_port, tc, lossless, size) = (pkt.in_port, pkt.tc, pkt.lossless, pkt.buf_bytes());
+        let in_local = self.ports[in_port as usize].local as usize;
+        let mmu = &mut self.switches[s as usize].mmu;
+        mmu.release(in_local, tc, out_local, q, size);
+        if lossless && self.ports[in_port as usize].xoff.held(tc) && mmu.under_xon(in_local, tc) {
+            self.send_xon(in_port, tc);
+        }
+        Some(pkt_id)
+    }
+}

@@ -1,0 +1,107 @@
+//! A port puts frames on the wire: PFC frames first, then what its scheduler picks; the frame
+//! occupies the port for its serialization time and reaches the peer one propagation delay
+//! after its last bit left.
+
+use super::Sim;
+use crate::engine::Event;
+use crate::packet::PacketKind;
+use crate::topology::NodeRef;
+use rand::RngExt;
+
+impl Sim {
+    /// Start the next frame on port `p` if it is free; if it is busy, make sure it is woken
+    /// when it frees up.
+    pub(crate) fn try_send(&mut self, p: u32) {
+        let now = self.now();
+        let port = &mut self.ports[p as usize];
+        if port.busy_until > now {
+            if !port.txdone_pending {
+                port.txdone_pending = true;
+                let t = port.busy_until;
+                self.q.schedule(t, Event::TxDone(p));
+            }
+            return;
+        }
+        if port.pfc_pending != 0 {
+            self.send_pfc_frame(p);
+            return;
+        }
+        let pkt = match port.node {
+            NodeRef::Switch(s) => self.switch_dequeue(s, p),
+            NodeRef::Host(h) => self.host_dequeue(h, p),
+        };
+        if let Some(pkt) = pkt {
+            self.start_tx(p, pkt);
+        }
+    }
+
+    /// Serialize `pkt` on port `p` now.
+    fn start_tx(&mut self, p: u32, pkt_id: u32) {
+        let now = self.now();
+        let pkt = self.arena.get(pkt_id);
+        let (wire, tc, kind) = (pkt.wire, pkt.tc, pkt.kind);
+        let port = &mut self.ports[p as usize];
+        let ser = port.rate.tx_time(wire as u64);
+        port.busy_until = now + ser;
+        let arrive = port.busy_until + port.delay;
+        let more = port.nonempty != 0 || port.pfc_pending != 0;
+        let is_host = matches!(port.node, NodeRef::Host(_));
+        let c = &mut self.counters[p as usize * 8 + tc as usize];
+        c.tx_packets += 1;
+        c.tx_bytes += wire as u64;
+        let ch = &mut self.chans[p as usize];
+        let rng = &mut self.loss_rng;
+        let lost = !ch.up || kind == PacketKind::Data && ch.drops_next(|| rng.random::<f64>());
+        if lost {
+            self.totals.drops_fault += 1;
+            self.drop_packet(pkt_id);
+        } else if ch.push(arrive, pkt_id) {
+            self.q.schedule(arrive, Event::LinkArrive(p));
+        }
+        let host_more = is_host && {
+            let NodeRef::Host(h) = self.ports[p as usize].node else {
+                unreachable!()
+            };
+            !self.hosts[h as usize].active.is_empty()
+        };
+        if more || host_more {
+            let port = &mut self.ports[p as usize];
+            port.txdone_pending = true;
+            self.q.schedule(port.busy_until, Event::TxDone(p));
+        }
+    }
+
+    pub(crate) fn on_tx_done(&mut self, p: u32) {
+        self.ports[p as usize].txdone_pending = false;
+        self.try_send(p);
+    }
+
+    /// The head frame of the channel leaving port `p` reaches the peer port.
+    pub(crate) fn on_link_arrive(&mut self, p: u32) {
+        let ch = &mut self.chans[p as usize];
+        let Some((_, pkt)) = ch.pop() else { return };
+        if let Some(t) = ch.head_time() {
+            self.q.schedule(t, Event::LinkArrive(p));
+        }
+        self.totals.packet_hops += 1;
+        let peer = self.ports[p as usize].peer;
+        let tc = self.arena.get(pkt).tc;
+        let wire = self.arena.get(pkt).wire;
+        let c = &mut self.counters[peer as usize * 8 + tc as usize];
+        c.rx_packets += 1;
+        c.rx_bytes += wire as u64;
+        match self.ports[peer as usize].node {
+            NodeRef::Switch(s) => self.switch_receive(s, peer, pkt),
+            NodeRef::Host(h) => self.host_receive(h, pkt),
+        }
+    }
+
+    /// Account a dropped packet to its flow and release it.
+    pub(crate) fn drop_packet(&mut self, pkt_id: u32) {
+        let pkt = self.arena.get(pkt_id);
+        if pkt.kind == PacketKind::Data {
+            self.flows[pkt.flow as usize].c.dropped += pkt.payload as u64;
+        }
+        self.arena.free(pkt_id);
+    }
+}
