@@ -73,7 +73,7 @@ pub fn report_html(results: &RunResults) -> String {
 }
 
 fn header(h: &mut String, r: &RunResults) {
-    let _ = write!(h, "<h1>{}</h1>\n", esc(&r.scenario));
+    let _ = writeln!(h, "<h1>{}</h1>", esc(&r.scenario));
     if r.incomplete {
         h.push_str("<p class=\"warn\">This run was interrupted before its end: results cover the simulated time reached.</p>\n");
     }
@@ -265,14 +265,15 @@ fn queue_chart(r: &RunResults) -> Option<String> {
     if r.queues.is_empty() {
         return None;
     }
-    let mut per_q: BTreeMap<(&str, u32, u8), Vec<(u64, u64)>> = BTreeMap::new();
+    type QueueKey<'a> = (&'a str, u32, u8);
+    let mut per_q: BTreeMap<QueueKey, Vec<(u64, u64)>> = BTreeMap::new();
     for s in &r.queues {
         per_q
             .entry((s.node.as_str(), s.port, s.queue))
             .or_default()
             .push((s.time_ns, s.bytes));
     }
-    let mut ranked: Vec<((&str, u32, u8), u64)> = per_q
+    let mut ranked: Vec<(QueueKey, u64)> = per_q
         .iter()
         .map(|(k, pts)| (*k, pts.iter().map(|p| p.1).max().unwrap_or(0)))
         .collect();

@@ -138,13 +138,23 @@ impl Axis {
                 if hi_e <= lo_e {
                     hi_e = lo_e + 1;
                 }
-                let every = ((hi_e - lo_e) as usize).div_ceil(8).max(1);
+                let decades = (hi_e - lo_e) as usize;
+                let every = decades.div_ceil(8).max(1);
+                // With few decades, 2× and 5× ticks too, so the axis is readable.
+                let mults: &[f64] = if decades <= 3 {
+                    &[1.0, 2.0, 5.0]
+                } else {
+                    &[1.0]
+                };
                 let ticks = (lo_e..=hi_e)
-                    .filter(|e| ((e - lo_e) as usize) % every == 0)
-                    .map(|e| {
-                        let v = 10f64.powi(e);
-                        (v, human_count(v))
+                    .step_by(every)
+                    .flat_map(|e| {
+                        mults
+                            .iter()
+                            .map(move |m| m * 10f64.powi(e))
+                            .filter(move |v| e < hi_e || *v <= 10f64.powi(hi_e))
                     })
+                    .map(|v| (v, human_count(v)))
                     .collect();
                 Axis {
                     lo: 10f64.powi(lo_e),
@@ -442,6 +452,9 @@ mod tests {
         let l = Axis::fit([3.0, 2_000_000.0].into_iter(), Scale::Log);
         assert_eq!(l.ticks.first().unwrap().1, "1");
         assert_eq!(l.ticks.last().unwrap().1, "10M");
+        let few = Axis::fit([150.0, 9000.0].into_iter(), Scale::Log);
+        let labels: Vec<&str> = few.ticks.iter().map(|t| t.1.as_str()).collect();
+        assert_eq!(labels, ["100", "200", "500", "1K", "2K", "5K", "10K"]);
         let small = Axis::fit([0.0, 0.3].into_iter(), Scale::Linear);
         assert_eq!(small.ticks[1].1, "0.05");
     }

@@ -4,7 +4,7 @@ use std::fmt::Write as _;
 
 use crate::monitor::RunResults;
 
-use super::fmt::{fixed, human_bytes, human_count, human_ns};
+use super::fmt::{human_bytes, human_count, human_ns};
 use super::summary::{events_per_s, pfc_totals};
 
 /// Most flow rows printed.
@@ -24,7 +24,7 @@ pub fn terminal_table(results: &RunResults) -> String {
                 f.name.clone(),
                 format!("{}→{}", f.src, f.dst),
                 f.size_bytes.map_or("inf".to_string(), human_bytes),
-                fixed((f.goodput_gbps * 100.0).round() / 100.0),
+                goodput(f.goodput_gbps),
                 f.fct_ns.map_or("-".to_string(), human_ns),
             ]
         })
@@ -72,6 +72,20 @@ pub fn terminal_table(results: &RunResults) -> String {
         out.push_str("run interrupted: results are incomplete\n");
     }
     out
+}
+
+/// Goodput with two decimals ("9.62"), "-" when not a number.
+fn goodput(g: f64) -> String {
+    if g.is_finite() {
+        let s = format!("{g:.2}");
+        if s == "-0.00" {
+            "0.00".to_string()
+        } else {
+            s
+        }
+    } else {
+        "-".to_string()
+    }
 }
 
 fn pad(s: &str, w: usize, right: bool) -> String {
