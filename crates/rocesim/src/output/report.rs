@@ -338,6 +338,11 @@ fn slowdown_chart(r: &RunResults) -> Option<String> {
         Scale::Linear
     };
     let slow = completed_slowdowns(r);
+    let total = pts.len();
+    let pts = thin_scatter(
+        pts,
+        percentile_nearest_rank(&slow, 990).unwrap_or(f64::INFINITY),
+    );
     let p = |pm| {
         percentile_nearest_rank(&slow, pm)
             .map_or("–".to_string(), |v| fixed((v * 100.0).round() / 100.0))
@@ -350,10 +355,31 @@ fn slowdown_chart(r: &RunResults) -> Option<String> {
         y_scale,
         kind: Kind::Scatter,
         series: vec![Series {
-            name: format!("{} completed flows", pts.len()),
+            name: if pts.len() == total {
+                format!("{total} completed flows")
+            } else {
+                format!("{} of {total} completed flows", pts.len())
+            },
             color: PALETTE[0].to_string(),
             points: pts,
         }],
         note: Some(format!("p50 {} · p99 {}", p(500), p(990))),
     }))
+}
+
+/// Most dots in the slowdown scatter.
+const MAX_DOTS: usize = 5000;
+
+/// With more than [`MAX_DOTS`] points, keeps every point at or above `tail` (the p99 slowdown)
+/// and an evenly spaced subset of the rest, so the page stays small and the tail stays visible.
+fn thin_scatter(pts: Vec<(f64, f64)>, tail: f64) -> Vec<(f64, f64)> {
+    if pts.len() <= MAX_DOTS {
+        return pts;
+    }
+    let step = pts.len().div_ceil(MAX_DOTS / 2);
+    pts.into_iter()
+        .enumerate()
+        .filter(|(i, p)| p.1 >= tail || i % step == 0)
+        .map(|(_, p)| p)
+        .collect()
 }

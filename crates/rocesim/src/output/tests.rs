@@ -354,3 +354,23 @@ fn terminal_lists_flows_and_totals() {
     assert!(t.contains("… 5 more flows"));
     assert!(!t.contains("g20"));
 }
+
+#[test]
+fn report_stays_small_for_many_flows() {
+    let mut r = sample();
+    r.flows = (0..12_000)
+        .map(|i| {
+            flow(
+                i,
+                &format!("m{i}"),
+                Some(1000 + u64::from(i)),
+                Some(1.0 + f64::from(i)),
+            )
+        })
+        .collect();
+    let html = report_html(&r);
+    assert!(html.contains("of 12000 completed flows"));
+    assert!(html.contains("… 11500 more flows in flows.csv"));
+    let dots = html.matches("<circle").count();
+    assert!((2000..=5000).contains(&dots), "{dots}");
+}

@@ -90,6 +90,19 @@ pub(crate) fn pause_rows(results: &RunResults, end_ns: u64) -> Vec<PauseRow> {
     out
 }
 
+/// Joins intervals separated by less than `gap` ns (under half a pixel on the chart), so a row
+/// has a bounded number of bars however many pauses it logged.
+fn merge_close(list: &[(u64, u64)], gap: u64) -> Vec<(u64, u64)> {
+    let mut out: Vec<(u64, u64)> = Vec::new();
+    for &(s, e) in list {
+        match out.last_mut() {
+            Some(last) if s <= last.1.saturating_add(gap) => last.1 = last.1.max(e),
+            _ => out.push((s, e)),
+        }
+    }
+    out
+}
+
 /// Renders the timeline (at most [`MAX_ROWS`] rows, earliest-paused first) as inline SVG, or
 /// `None` when nothing was paused.
 pub(crate) fn render_timeline(results: &RunResults) -> Option<String> {
@@ -145,7 +158,7 @@ pub(crate) fn render_timeline(results: &RunResults) -> Option<String> {
             t = esc(&truncate(&label, 26)),
         );
         for (list, color, dy) in [(&row.tx, TX_COLOR, 1.0), (&row.rx, RX_COLOR, row_h / 2.0)] {
-            for &(s, e) in list {
+            for (s, e) in merge_close(list, end_ns / 2000) {
                 let x0 = xpos(s);
                 let w = (xpos(e) - x0).max(1.0);
                 let _ = write!(
@@ -210,5 +223,9 @@ mod tests {
         assert_eq!(rows[0].rx, vec![(500, 1000)]);
         assert_eq!(rows[1].tx, vec![(300, 1000)]);
         assert!(render_timeline(&r).unwrap().contains("S1:1 p3"));
+        assert_eq!(
+            merge_close(&[(0, 10), (12, 20), (40, 50)], 5),
+            vec![(0, 20), (40, 50)]
+        );
     }
 }
