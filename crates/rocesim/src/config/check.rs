@@ -1,0 +1,486 @@
+//! The checker: typed reads from a `toml::Value` tree that record every problem instead of
+//! stopping at the first one.
+//!
+//! Every reader takes the value and the full dotted key it was found at, and returns `None`
+//! when the value is unusable (after recording why). Callers keep going with a default so that
+//! later keys are still checked.
+
+use std::collections::HashSet;
+
+use toml::{Table, Value};
+
+use super::error::ConfigError;
+use super::suggest;
+use crate::units::{Bytes, Rate, Time};
+
+/// Accumulates errors for one scenario file.
+#[derive(Debug)]
+pub struct Ctx {
+    /// File name put in every error.
+    pub file: String,
+    /// Errors so far, in order.
+    pub errors: Vec<ConfigError>,
+    seen: HashSet<(String, String)>,
+}
+
+/// `path.key`, or `key` at the top level.
+pub fn at(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_string()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// `path[i]`.
+pub fn idx(path: &str, i: usize) -> String {
+    format!("{path}[{i}]")
+}
+
+/// How a value looks, for "found ..." in type errors.
+pub fn describe(v: &Value) -> String {
+    match v {
+        Value::String(s) => {
+            let short: String = s.chars().take(40).collect();
+            if short.len() < s.len() {
+                format!("string {short:?}...")
+            } else {
+                format!("string {s:?}")
+            }
+        }
+        Value::Integer(i) => format!("integer {i}"),
+        Value::Float(f) => format!("float {f}"),
+        Value::Boolean(b) => format!("boolean {b}"),
+        Value::Datetime(d) => format!("datetime {d}"),
+        Value::Array(_) => "an array".to_string(),
+        Value::Table(_) => "a table".to_string(),
+    }
+}
+
+/// Bytes as a user would write them: `200KB`, `2KiB`, `12MB`, or `1106B`.
+pub fn fmt_bytes(b: Bytes) -> String {
+    let n = b.0;
+    if n == 0 {
+        return "0B".into();
+    }
+    for (div, unit) in [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")] {
+        if n.checked_rem(div) == Some(0) {
+            return format!("{}{unit}", n / div);
+        }
+    }
+    for (div, unit) in [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+        if n.checked_rem(div) == Some(0) {
+            return format!("{}{unit}", n / div);
+        }
+    }
+    format!("{n}B")
+}
+
+impl Ctx {
+    /// A checker for `file`.
+    pub fn new(file: &str) -> Ctx {
+        Ctx {
+            file: file.to_string(),
+            errors: Vec::new(),
+            seen: HashSet::new(),
+        }
+    }
+
+    /// Record an error (an identical key and message is recorded once).
+    pub fn err(&mut self, key: impl Into<String>, message: impl Into<String>) {
+        let (key, message) = (key.into(), message.into());
+        if self.seen.insert((key.clone(), message.clone())) {
+            self.errors.push(ConfigError {
+                file: self.file.clone(),
+                key,
+                message,
+            });
+        }
+    }
+
+    /// Number of errors so far (to tell whether a section added any).
+    pub fn count(&self) -> usize {
+        self.errors.len()
+    }
+
+    /// Report every key of `t` that is not in `allowed`, with a suggestion.
+    pub fn keys(&mut self, t: &Table, path: &str, allowed: &[&str]) {
+        for k in t.keys() {
+            if !allowed.contains(&k.as_str()) {
+                let full = at(path, k);
+                let hint = suggest::hint(k, allowed.iter().copied());
+                self.err(full.clone(), format!("unknown key `{full}`{hint}"));
+            }
+        }
+    }
+
+    /// Read `t[key]` with `read`, if present.
+    pub fn opt<T>(
+        &mut self,
+        t: &Table,
+        path: &str,
+        key: &str,
+        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
+    ) -> Option<T> {
+        let v = t.get(key)?;
+        read(self, v, &at(path, key))
+    }
+
+    /// Read `t[key]` with `read`; `Some(default)` when absent, `None` when present but bad.
+    pub fn or<T>(
+        &mut self,
+        t: &Table,
+        path: &str,
+        key: &str,
+        default: T,
+        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
+    ) -> Option<T> {
+        match t.get(key) {
+            Some(v) => read(self, v, &at(path, key)),
+            None => Some(default),
+        }
+    }
+
+    /// Read `t[key]` with `read`; a missing key is an error.
+    pub fn req<T>(
+        &mut self,
+        t: &Table,
+        path: &str,
+        key: &str,
+        what: &str,
+        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
+    ) -> Option<T> {
+        match t.get(key) {
+            Some(v) => read(self, v, &at(path, key)),
+            None => {
+                self.err(
+                    at(path, key),
+                    format!("missing required key `{key}` ({what})"),
+                );
+                None
+            }
+        }
+    }
+
+    /// Record "expected X, found Y".
+    pub fn expected(&mut self, key: &str, what: &str, v: &Value) {
+        self.err(key, format!("expected {what}, found {}", describe(v)));
+    }
+
+    /// A table.
+    pub fn table<'v>(&mut self, v: &'v Value, key: &str) -> Option<&'v Table> {
+        match v {
+            Value::Table(t) => Some(t),
+            _ => {
+                self.expected(key, "a table", v);
+                None
+            }
+        }
+    }
+
+    /// An array.
+    pub fn array<'v>(&mut self, v: &'v Value, key: &str) -> Option<&'v [Value]> {
+        match v {
+            Value::Array(a) => Some(a),
+            _ => {
+                self.expected(key, "an array", v);
+                None
+            }
+        }
+    }
+
+    /// A string.
+    pub fn string(&mut self, v: &Value, key: &str) -> Option<String> {
+        match v {
+            Value::String(s) => Some(s.clone()),
+            _ => {
+                self.expected(key, "a string", v);
+                None
+            }
+        }
+    }
+
+    /// A boolean.
+    pub fn boolean(&mut self, v: &Value, key: &str) -> Option<bool> {
+        match v {
+            Value::Boolean(b) => Some(*b),
+            _ => {
+                self.expected(key, "true or false", v);
+                None
+            }
+        }
+    }
+
+    /// An integer in `lo..=hi`.
+    pub fn int(&mut self, v: &Value, key: &str, lo: i64, hi: i64) -> Option<i64> {
+        match v {
+            Value::Integer(i) if (lo..=hi).contains(i) => Some(*i),
+            Value::Integer(i) => {
+                if *i < 0 && lo >= 0 {
+                    self.err(key, format!("expected a non-negative integer, found {i}"));
+                } else {
+                    self.err(key, format!("{i} is out of range (allowed {lo}..={hi})"));
+                }
+                None
+            }
+            _ => {
+                let what = if lo >= 0 {
+                    "a non-negative integer"
+                } else {
+                    "an integer"
+                };
+                self.expected(key, what, v);
+                None
+            }
+        }
+    }
+
+    /// An unsigned integer in `lo..=hi`.
+    pub fn uint(&mut self, v: &Value, key: &str, lo: u64, hi: u64) -> Option<u64> {
+        let hi = hi.min(i64::MAX as u64) as i64;
+        let lo = lo.min(i64::MAX as u64) as i64;
+        self.int(v, key, lo, hi).map(|i| i as u64)
+    }
+
+    /// A DSCP value (0..=63).
+    pub fn dscp(&mut self, v: &Value, key: &str) -> Option<u8> {
+        match v {
+            Value::Integer(i) if *i > 63 => {
+                self.err(key, format!("DSCP {i} is above 63"));
+                None
+            }
+            _ => self.uint(v, key, 0, 63).map(|x| x as u8),
+        }
+    }
+
+    /// A traffic class / priority / queue index (0..=7).
+    pub fn tc(&mut self, v: &Value, key: &str) -> Option<u8> {
+        match v {
+            Value::Integer(i) if *i > 7 => {
+                self.err(key, format!("traffic class {i} is above 7"));
+                None
+            }
+            _ => self.uint(v, key, 0, 7).map(|x| x as u8),
+        }
+    }
+
+    /// A list of traffic classes, as a bitmask.
+    pub fn tc_mask(&mut self, v: &Value, key: &str) -> Option<u8> {
+        let a = match v {
+            Value::Array(a) => a,
+            _ => {
+                self.expected(key, "a list of traffic classes like [3, 4]", v);
+                return None;
+            }
+        };
+        let mut mask = 0u8;
+        let mut ok = true;
+        for (i, x) in a.iter().enumerate() {
+            match self.tc(x, &idx(key, i)) {
+                Some(t) => mask |= 1 << t,
+                None => ok = false,
+            }
+        }
+        ok.then_some(mask)
+    }
+
+    /// A number (integer or float).
+    pub fn number(&mut self, v: &Value, key: &str) -> Option<f64> {
+        match v {
+            Value::Float(f) if f.is_finite() => Some(*f),
+            Value::Float(f) => {
+                self.err(key, format!("expected a finite number, found {f}"));
+                None
+            }
+            Value::Integer(i) => Some(*i as f64),
+            _ => {
+                self.expected(key, "a number", v);
+                None
+            }
+        }
+    }
+
+    /// A probability in [0, 1].
+    pub fn probability(&mut self, v: &Value, key: &str) -> Option<f64> {
+        let p = self.number(v, key)?;
+        if !(0.0..=1.0).contains(&p) {
+            self.err(key, format!("{p} is outside [0, 1]"));
+            return None;
+        }
+        Some(p)
+    }
+
+    /// A time string such as `"1us"`.
+    pub fn time(&mut self, v: &Value, key: &str) -> Option<Time> {
+        match v {
+            Value::String(s) => match Time::parse(s) {
+                Ok(t) => Some(t),
+                Err(e) => {
+                    self.err(key, format!("invalid time: {e}"));
+                    None
+                }
+            },
+            _ => {
+                self.expected(key, "a time like \"1us\"", v);
+                None
+            }
+        }
+    }
+
+    /// A time, or `off` (→ `Some(None)`).
+    pub fn time_or_off(&mut self, v: &Value, key: &str) -> Option<Option<Time>> {
+        match v {
+            Value::String(s) if s == "off" => Some(None),
+            Value::Boolean(false) => Some(None),
+            Value::String(_) => self.time(v, key).map(Some),
+            _ => {
+                self.expected(key, "a time like \"1us\" or \"off\"", v);
+                None
+            }
+        }
+    }
+
+    /// A size: a string with a unit (`"2KB"`, `"2KiB"`) or a plain integer of bytes.
+    pub fn size(&mut self, v: &Value, key: &str) -> Option<Bytes> {
+        match v {
+            Value::String(s) => match Bytes::parse(s) {
+                Ok(b) => Some(b),
+                Err(e) => {
+                    self.err(key, format!("invalid size: {e}"));
+                    None
+                }
+            },
+            Value::Integer(i) if *i >= 0 => Some(Bytes(*i as u64)),
+            Value::Integer(i) => {
+                self.err(key, format!("a size cannot be negative, found {i}"));
+                None
+            }
+            _ => {
+                self.expected(key, "a size like \"2KB\" or a number of bytes", v);
+                None
+            }
+        }
+    }
+
+    /// A rate string such as `"40Gbps"`.
+    pub fn rate(&mut self, v: &Value, key: &str) -> Option<Rate> {
+        match v {
+            Value::String(s) => match Rate::parse(s) {
+                Ok(r) => Some(r),
+                Err(e) => {
+                    self.err(key, format!("invalid rate: {e}"));
+                    None
+                }
+            },
+            _ => {
+                self.expected(key, "a rate like \"40Gbps\"", v);
+                None
+            }
+        }
+    }
+
+    /// One of `choices` (a string); unknown values get a suggestion.
+    pub fn choice(
+        &mut self,
+        v: &Value,
+        key: &str,
+        choices: &[&'static str],
+    ) -> Option<&'static str> {
+        let list = choices.join(", ");
+        match v {
+            Value::String(s) => match choices.iter().find(|c| **c == s.as_str()) {
+                Some(c) => Some(c),
+                None => {
+                    let hint = suggest::hint(s, choices.iter().copied());
+                    self.err(
+                        key,
+                        format!("unknown value `{s}` (expected one of {list}){hint}"),
+                    );
+                    None
+                }
+            },
+            _ => {
+                self.expected(key, &format!("one of {list}"), v);
+                None
+            }
+        }
+    }
+
+    /// A supported choice: `supported` are accepted, `later` are known but rejected with
+    /// "not supported yet".
+    pub fn supported(
+        &mut self,
+        v: &Value,
+        key: &str,
+        supported: &[&'static str],
+        later: &[&'static str],
+    ) -> Option<&'static str> {
+        let all: Vec<&'static str> = supported.iter().chain(later).copied().collect();
+        let c = self.choice(v, key, &all)?;
+        if later.contains(&c) {
+            self.err(
+                key,
+                format!(
+                    "`{c}` is not supported yet (supported: {})",
+                    supported.join(", ")
+                ),
+            );
+            return None;
+        }
+        Some(c)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_errors_say_what_was_expected() {
+        let mut c = Ctx::new("x.toml");
+        assert_eq!(c.time(&Value::Integer(5), "sim.duration"), None);
+        assert_eq!(
+            c.errors[0].message,
+            "expected a time like \"1us\", found integer 5"
+        );
+        assert_eq!(c.size(&Value::Integer(-3), "a"), None);
+        assert_eq!(c.uint(&Value::Float(2.5), "b", 0, 10), None);
+        assert!(
+            c.errors[2].message.contains("found float 2.5"),
+            "{}",
+            c.errors[2].message
+        );
+        assert_eq!(c.dscp(&Value::Integer(64), "d"), None);
+        assert_eq!(c.tc(&Value::Integer(8), "t"), None);
+        assert_eq!(c.probability(&Value::Float(1.5), "p"), None);
+        assert_eq!(c.errors.len(), 6);
+    }
+
+    #[test]
+    fn duplicates_are_reported_once() {
+        let mut c = Ctx::new("x.toml");
+        c.err("a", "m");
+        c.err("a", "m");
+        assert_eq!(c.count(), 1);
+    }
+
+    #[test]
+    fn formats_bytes() {
+        assert_eq!(fmt_bytes(Bytes(200_000)), "200KB");
+        assert_eq!(fmt_bytes(Bytes(2048)), "2KiB");
+        assert_eq!(fmt_bytes(Bytes(1106)), "1106B");
+    }
+
+    #[test]
+    fn choices_suggest() {
+        let mut c = Ctx::new("x.toml");
+        assert_eq!(
+            c.choice(&Value::String("parket".into()), "f", &["csv", "parquet"]),
+            None
+        );
+        assert!(c.errors[0].message.ends_with("did you mean `parquet`?"));
+        let r = c.supported(&Value::String("irn".into()), "t", &["gb0", "gbn"], &["irn"]);
+        assert_eq!(r, None);
+        assert!(c.errors[1].message.contains("not supported yet"));
+    }
+}

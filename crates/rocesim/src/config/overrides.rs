@@ -1,0 +1,197 @@
+//! `--set key=value` command-line overrides, applied to the parsed TOML tree before checking.
+//!
+//! The key is a dotted path (`switch.lossless.headroom`); elements of arrays of tables are
+//! addressed as `flow[0].size` or `flow.0.size`. Missing tables are created. The value is read
+//! as a TOML value when it is one (`2048`, `true`, `[3, 4]`, `{ rate = "40Gbps" }`), otherwise
+//! it is taken as a string (`dcqcn`, `20ms`, `30KB`).
+
+use toml::{Table, Value};
+
+/// One step of an override path.
+#[derive(Debug, PartialEq)]
+enum Seg {
+    Key(String),
+    Index(usize),
+}
+
+fn parse_path(key: &str) -> Result<Vec<Seg>, String> {
+    let mut segs = Vec::new();
+    for part in key.split('.') {
+        let part = part.trim();
+        let (name, mut rest) = match part.find('[') {
+            Some(i) => (&part[..i], &part[i..]),
+            None => (part, ""),
+        };
+        if name.is_empty() {
+            if segs.is_empty() || rest.is_empty() {
+                return Err(format!("empty key part in `{key}`"));
+            }
+        } else if !rest.is_empty() || name.parse::<usize>().is_err() {
+            segs.push(Seg::Key(name.to_string()));
+        } else {
+            segs.push(Seg::Index(name.parse().unwrap_or(0)));
+        }
+        while !rest.is_empty() {
+            let close = rest
+                .find(']')
+                .ok_or_else(|| format!("missing `]` in `{key}`"))?;
+            let n: usize = rest[1..close]
+                .trim()
+                .parse()
+                .map_err(|_| format!("`{}` is not an array index in `{key}`", &rest[1..close]))?;
+            segs.push(Seg::Index(n));
+            rest = &rest[close + 1..];
+            if !rest.is_empty() && !rest.starts_with('[') {
+                return Err(format!("unexpected `{rest}` in `{key}`"));
+            }
+        }
+    }
+    if segs.is_empty() {
+        return Err("empty key".into());
+    }
+    // A numeric first segment is a key, not an index (the root is a table).
+    if let Seg::Index(n) = segs[0] {
+        segs[0] = Seg::Key(n.to_string());
+    }
+    Ok(segs)
+}
+
+/// The value of an override: a TOML value if the text is one, else the text as a string.
+pub fn parse_value(text: &str) -> Value {
+    let t = text.trim();
+    // TOML reads `inf`/`nan` as floats; users mean the words (e.g. `size = "inf"`).
+    if matches!(t, "inf" | "+inf" | "-inf" | "nan" | "+nan" | "-nan") {
+        return Value::String(t.to_string());
+    }
+    match t.parse::<Value>() {
+        Ok(v) => v,
+        Err(_) => Value::String(t.to_string()),
+    }
+}
+
+/// Apply one `key=value` override to `root`.
+pub fn apply(root: &mut Table, spec: &str) -> Result<(), String> {
+    let (key, value) = spec
+        .split_once('=')
+        .ok_or_else(|| format!("`{spec}` is not of the form key=value"))?;
+    let key = key.trim();
+    if key.is_empty() {
+        return Err(format!("`{spec}` has an empty key"));
+    }
+    let segs = parse_path(key)?;
+    let value = parse_value(value);
+    let (last, init) = segs.split_last().ok_or("empty key")?;
+    let mut cur: &mut Value = {
+        // Start from the root table.
+        let Seg::Key(first) = &segs[0] else {
+            return Err("empty key".into());
+        };
+        if init.is_empty() {
+            root.insert(first.clone(), value);
+            return Ok(());
+        }
+        root.entry(first.clone())
+            .or_insert_with(|| Value::Table(Table::new()))
+    };
+    let mut walked = match &segs[0] {
+        Seg::Key(k) => k.clone(),
+        Seg::Index(_) => String::new(),
+    };
+    for seg in &init[1..] {
+        cur = step(cur, seg, &walked)?;
+        walked = describe_path(&walked, seg);
+    }
+    match (last, cur) {
+        (Seg::Key(k), Value::Table(t)) => {
+            t.insert(k.clone(), value);
+        }
+        (Seg::Index(i), Value::Array(a)) if *i < a.len() => a[*i] = value,
+        (Seg::Index(i), Value::Array(a)) if *i == a.len() => a.push(value),
+        (Seg::Index(i), Value::Array(a)) => {
+            return Err(format!(
+                "`{walked}` has {} elements; index {i} is out of range",
+                a.len()
+            ))
+        }
+        _ => return Err(format!("`{walked}` is not a table")),
+    }
+    Ok(())
+}
+
+fn describe_path(walked: &str, seg: &Seg) -> String {
+    match seg {
+        Seg::Key(k) => format!("{walked}.{k}"),
+        Seg::Index(i) => format!("{walked}[{i}]"),
+    }
+}
+
+/// One step down the tree, creating missing tables (and appending a table at index `len`).
+fn step<'v>(cur: &'v mut Value, seg: &Seg, walked: &str) -> Result<&'v mut Value, String> {
+    match (seg, cur) {
+        (Seg::Key(k), Value::Table(t)) => Ok(t
+            .entry(k.clone())
+            .or_insert_with(|| Value::Table(Table::new()))),
+        (Seg::Index(i), Value::Array(a)) => {
+            let n = a.len();
+            if *i == n {
+                a.push(Value::Table(Table::new()));
+            }
+            a.get_mut(*i)
+                .ok_or_else(|| format!("`{walked}` has {n} elements; index {i} is out of range"))
+        }
+        (Seg::Index(_), _) => Err(format!("`{walked}` is not an array")),
+        (Seg::Key(_), _) => Err(format!("`{walked}` is not a table")),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn doc(s: &str) -> Table {
+        s.parse().unwrap()
+    }
+
+    #[test]
+    fn values_are_toml_or_strings() {
+        assert_eq!(parse_value("2048"), Value::Integer(2048));
+        assert_eq!(parse_value("dcqcn"), Value::String("dcqcn".into()));
+        assert_eq!(parse_value("20ms"), Value::String("20ms".into()));
+        assert_eq!(parse_value("30KB"), Value::String("30KB".into()));
+        assert_eq!(parse_value("inf"), Value::String("inf".into()));
+        assert_eq!(parse_value("0.5"), Value::Float(0.5));
+        assert_eq!(parse_value("\"x\""), Value::String("x".into()));
+        assert!(matches!(parse_value("[3, 4]"), Value::Array(_)));
+    }
+
+    #[test]
+    fn sets_nested_keys_creating_tables() {
+        let mut t = doc("[sim]\nduration = \"1ms\"\n");
+        apply(&mut t, "sim.duration=20ms").unwrap();
+        apply(&mut t, "switch.lossless.headroom=30KB").unwrap();
+        apply(&mut t, "nic.host.R.mtu=2048").unwrap();
+        assert_eq!(t["sim"]["duration"].as_str(), Some("20ms"));
+        assert_eq!(t["switch"]["lossless"]["headroom"].as_str(), Some("30KB"));
+        assert_eq!(t["nic"]["host"]["R"]["mtu"].as_integer(), Some(2048));
+    }
+
+    #[test]
+    fn sets_array_elements() {
+        let mut t = doc("[[flow]]\nsrc = \"A\"\n[[flow]]\nsrc = \"B\"\n");
+        apply(&mut t, "flow[1].size=1MB").unwrap();
+        apply(&mut t, "flow.0.size=inf").unwrap();
+        assert_eq!(t["flow"][1]["size"].as_str(), Some("1MB"));
+        assert_eq!(t["flow"][0]["size"].as_str(), Some("inf"));
+        assert!(apply(&mut t, "flow[5].size=1").is_err());
+    }
+
+    #[test]
+    fn malformed_overrides_are_errors() {
+        let mut t = doc("[sim]\nduration = \"1ms\"\n");
+        assert!(apply(&mut t, "sim.duration").is_err());
+        assert!(apply(&mut t, "=3").is_err());
+        assert!(apply(&mut t, "sim.duration.x=3").is_err());
+        assert!(apply(&mut t, "a..b=3").is_err());
+        assert!(apply(&mut t, "a[x]=3").is_err());
+    }
+}
