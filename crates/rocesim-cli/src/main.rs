@@ -1,1 +1,160 @@
-fn main(){}
+//! `rocesim`: run RoCEv2 datacenter network scenarios from the command line.
+
+mod progress;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Instant;
+
+use clap::{Parser, Subcommand};
+use rocesim::config;
+use rocesim::Sim;
+
+/// rocesim: a fast packet-level simulator of RDMA (RoCEv2) datacenter networks.
+#[derive(Parser)]
+#[command(name = "rocesim", version, about, long_about = None)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run a scenario and write its results.
+    Run {
+        /// The scenario file (TOML; see docs/scenario.md).
+        scenario: PathBuf,
+        /// Override a key: --set nic.cc=dcqcn --set sim.duration=20ms (repeatable).
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+        /// Result directory (default: output.dir of the scenario).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// No progress bar and no table on the terminal.
+        #[arg(long, short)]
+        quiet: bool,
+    },
+    /// Check a scenario without running it: lists every error, exit code 2 if any.
+    Lint {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// Overrides, as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+    /// Print the topology a scenario builds: nodes, links, and per-port headroom.
+    Topo {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// Overrides, as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match cli.cmd {
+        Cmd::Run { scenario, set, out, quiet } => run(&scenario, &set, out, quiet),
+        Cmd::Lint { scenario, set } => match load(&scenario, &set) {
+            Ok(sc) => match Sim::new(sc) {
+                Ok(_) => {
+                    println!("{}: ok", scenario.display());
+                    ExitCode::SUCCESS
+                }
+                Err(e) => bad_scenario(&scenario, &e.0),
+            },
+            Err(code) => code,
+        },
+        Cmd::Topo { scenario, set } => match load(&scenario, &set) {
+            Ok(sc) => {
+                let t = &sc.topology;
+                println!(
+                    "{}: {} hosts, {} switches, {} links",
+                    scenario.display(),
+                    t.hosts.len(),
+                    t.switches.len(),
+                    t.links.len()
+                );
+                for l in &t.links {
+                    let name = |n: rocesim::topology::NodeRef| match n {
+                        rocesim::topology::NodeRef::Host(h) => t.hosts[h as usize].name.clone(),
+                        rocesim::topology::NodeRef::Switch(s) => t.switches[s as usize].name.clone(),
+                    };
+                    println!("  {} -- {}  {} {}", name(l.a), name(l.b), l.rate, l.delay);
+                }
+                ExitCode::SUCCESS
+            }
+            Err(code) => code,
+        },
+    }
+}
+
+fn load(path: &Path, set: &[String]) -> Result<config::Scenario, ExitCode> {
+    config::load(path, set).map_err(|errs| {
+        for e in &errs.0 {
+            eprintln!("error: {e}");
+        }
+        eprintln!("{}: {} error(s); nothing was run", path.display(), errs.0.len());
+        ExitCode::from(2)
+    })
+}
+
+fn bad_scenario(path: &Path, errors: &[String]) -> ExitCode {
+    for e in errors {
+        eprintln!("error: {}: {e}", path.display());
+    }
+    eprintln!("{}: {} error(s); nothing was run", path.display(), errors.len());
+    ExitCode::from(2)
+}
+
+fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCode {
+    let sc = match load(path, set) {
+        Ok(sc) => sc,
+        Err(code) => return code,
+    };
+    let dir = out.unwrap_or_else(|| sc.output.dir.clone());
+    let report = sc.output.report;
+    let mut sim = match Sim::new(sc) {
+        Ok(s) => s,
+        Err(e) => return bad_scenario(path, &e.0),
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    {
+        let stop = stop.clone();
+        // A second Ctrl-C while results are written falls through to the default handler.
+        let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
+    }
+    let started = Instant::now();
+    let mut bar = progress::Bar::new(quiet);
+    sim.run(|p| {
+        bar.update(p, started.elapsed());
+        !stop.load(Ordering::Relaxed)
+    });
+    bar.finish();
+    let wall = started.elapsed().as_secs_f64();
+    let results = sim.results(wall);
+    if let Some(fmt_warn) = results.warnings.first() {
+        if !quiet {
+            eprintln!("warning: {fmt_warn}");
+        }
+    }
+    match rocesim::output::write_all(&results, &dir, report) {
+        Ok(_) => {}
+        Err(e) => {
+            eprintln!("error: cannot write results to {}: {e}", dir.display());
+            return ExitCode::from(1);
+        }
+    }
+    if !quiet {
+        print!("{}", rocesim::output::terminal_table(&results));
+        println!("results: {}", dir.display());
+    }
+    if results.incomplete {
+        eprintln!("interrupted at {} ns simulated: partial results written", results.sim_time_ns);
+        return ExitCode::from(130);
+    }
+    ExitCode::SUCCESS
+}

@@ -119,9 +119,9 @@ mod tests {
 
     #[test]
     fn max_pause_durations_match_802_1qbb() {
-        // 65535 quanta × 512 bit times: 838.8608 us at 40G, 335.5443 us at 100G.
-        assert_eq!(quanta_time(65535, Rate::gbps(40)), Time(838_860_800));
-        assert_eq!(quanta_time(65535, Rate::gbps(100)), Time(335_544_320));
+        // 65535 quanta × 512 bit times = 33,553,920 bits: 838.848 us at 40G, 335.5392 us at 100G.
+        assert_eq!(quanta_time(65535, Rate::gbps(40)), Time(838_848_000));
+        assert_eq!(quanta_time(65535, Rate::gbps(100)), Time(335_539_200));
         assert_eq!(quanta_time(1, Rate::gbps(400)), Time(1_280));
     }
 

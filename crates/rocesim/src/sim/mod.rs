@@ -12,6 +12,10 @@ mod sample;
 mod switch;
 mod tx;
 
+pub mod testkit;
+#[cfg(test)]
+mod tests;
+
 use crate::config::Scenario;
 use crate::engine::{Event, EventQueue, PacketArena};
 use crate::fabric::link::Channel;

@@ -1,0 +1,54 @@
+//! The progress bar on stderr: simulated time, events/s and ETA, for runs longer than ~2 s.
+//! Off when stderr is not a terminal or with `--quiet`.
+
+use std::io::IsTerminal;
+use std::time::Duration;
+
+use indicatif::{ProgressBar, ProgressStyle};
+use rocesim::sim::Progress;
+
+/// Shows progress once a run has taken more than this long.
+const SHOW_AFTER: Duration = Duration::from_secs(2);
+
+/// A lazily shown progress bar.
+pub struct Bar {
+    enabled: bool,
+    bar: Option<ProgressBar>,
+}
+
+impl Bar {
+    /// A bar that may show itself later (never when `quiet` or stderr is not a terminal).
+    pub fn new(quiet: bool) -> Self {
+        Bar { enabled: !quiet && std::io::stderr().is_terminal(), bar: None }
+    }
+
+    /// Report progress `p` after `elapsed` wall time.
+    pub fn update(&mut self, p: Progress, elapsed: Duration) {
+        if !self.enabled || elapsed < SHOW_AFTER {
+            return;
+        }
+        let bar = self.bar.get_or_insert_with(|| {
+            let b = ProgressBar::new(p.end.ns().max(1));
+            b.set_style(
+                ProgressStyle::with_template("{bar:30} {msg} ETA {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar()),
+            );
+            b
+        });
+        bar.set_position(p.now.ns().min(p.end.ns()));
+        let rate = p.events as f64 / elapsed.as_secs_f64().max(1e-9);
+        bar.set_message(format!(
+            "sim {:.3} ms / {:.3} ms, {:.2} M events/s",
+            p.now.ns() as f64 * 1e-6,
+            p.end.ns() as f64 * 1e-6,
+            rate * 1e-6
+        ));
+    }
+
+    /// Remove the bar.
+    pub fn finish(&mut self) {
+        if let Some(b) = self.bar.take() {
+            b.finish_and_clear();
+        }
+    }
+}

@@ -1,0 +1,77 @@
+//! Building scenarios in code, for tests and benchmarks that should not depend on the
+//! scenario-file layer.
+
+use std::path::PathBuf;
+
+use crate::config::{OutputParams, Scenario, SimParams, TableFormat};
+use crate::fabric::params::SwitchParams;
+use crate::nic::params::NicParams;
+use crate::topology::{HostSpec, LinkSpec, NodeRef, SwitchSpec, Topology};
+use crate::traffic::{FlowKind, FlowSpec};
+use crate::units::{Rate, Time};
+
+/// A scenario over `topo` with default switch and NIC parameters, no flows, no sampling.
+pub fn scenario(topo: Topology, duration: Time) -> Scenario {
+    Scenario {
+        name: "test".into(),
+        sim: SimParams { duration, seed: 1, warmup: Time::ZERO, stop_when_done: true },
+        switches: vec![SwitchParams::default(); topo.switches.len()],
+        nics: vec![NicParams::default(); topo.hosts.len()],
+        topology: topo,
+        flows: Vec::new(),
+        faults: Vec::new(),
+        output: OutputParams {
+            dir: PathBuf::from("results/test"),
+            throughput_interval: None,
+            queue_sample_interval: None,
+            format: TableFormat::Csv,
+            report: false,
+            max_pfc_log: 1_000_000,
+        },
+    }
+}
+
+/// A flow of `size` bytes (`None` = long-lived) from host `src` to `dst` at `start`, DSCP 26.
+pub fn flow(src: u32, dst: u32, size: Option<u64>, start: Time) -> FlowSpec {
+    FlowSpec {
+        name: None,
+        src,
+        dst,
+        size,
+        start,
+        dscp: 26,
+        kind: FlowKind::RdmaWrite,
+        rate_limit: None,
+        sport: 49152 + (src * 131 + dst * 7) as u16 % 16000,
+    }
+}
+
+/// `n` hosts `h0..` on one switch `sw0`, every link `rate` and `delay`.
+pub fn star(n: u32, rate: Rate, delay: Time) -> Topology {
+    Topology {
+        hosts: (0..n).map(|i| HostSpec { name: format!("h{i}"), pod: None }).collect(),
+        switches: vec![SwitchSpec { name: "sw0".into(), role: "switch".into(), pod: None }],
+        links: (0..n).map(|i| LinkSpec { a: NodeRef::Host(i), b: NodeRef::Switch(0), rate, delay }).collect(),
+    }
+}
+
+/// Two hosts joined by one cable, no switch.
+pub fn back_to_back(rate: Rate, delay: Time) -> Topology {
+    Topology {
+        hosts: (0..2).map(|i| HostSpec { name: format!("h{i}"), pod: None }).collect(),
+        switches: vec![],
+        links: vec![LinkSpec { a: NodeRef::Host(0), b: NodeRef::Host(1), rate, delay }],
+    }
+}
+
+/// Liu et al. 2015 Fig. 3: A, B, C on S1; S1–S2; D and R on S2; all links `rate`, `delay`.
+pub fn parking_lot(rate: Rate, delay: Time) -> Topology {
+    let h = |i| NodeRef::Host(i);
+    let s = |i| NodeRef::Switch(i);
+    let l = |a, b| LinkSpec { a, b, rate, delay };
+    Topology {
+        hosts: ["A", "B", "C", "D", "R"].iter().map(|n| HostSpec { name: n.to_string(), pod: None }).collect(),
+        switches: ["S1", "S2"].iter().map(|n| SwitchSpec { name: n.to_string(), role: "switch".into(), pod: None }).collect(),
+        links: vec![l(h(0), s(0)), l(h(1), s(0)), l(h(2), s(0)), l(s(0), s(1)), l(h(3), s(1)), l(h(4), s(1))],
+    }
+}
