@@ -141,11 +141,13 @@ mod tests {
             let h = flow_hash(f % 128, 1000 + f / 128, 49152 + (f % 16384) as u16, 4791);
             counts[ecmp_pick(h, 0x1234_5678, 16)] += 1;
         }
-        let chi2: f64 = counts.iter().map(|&c| (c as f64 - 625.0).powi(2) / 625.0).sum();
+        let chi2: f64 = counts
+            .iter()
+            .map(|&c| (c as f64 - 625.0).powi(2) / 625.0)
+            .sum();
         assert!(chi2 < 30.58, "chi2 {chi2} {counts:?}");
         for c in counts {
             assert!((542..=708).contains(&c), "{counts:?}");
         }
     }
-}
 }

@@ -14,7 +14,12 @@ use crate::units::{Rate, Time};
 pub fn scenario(topo: Topology, duration: Time) -> Scenario {
     Scenario {
         name: "test".into(),
-        sim: SimParams { duration, seed: 1, warmup: Time::ZERO, stop_when_done: true },
+        sim: SimParams {
+            duration,
+            seed: 1,
+            warmup: Time::ZERO,
+            stop_when_done: true,
+        },
         switches: vec![SwitchParams::default(); topo.switches.len()],
         nics: vec![NicParams::default(); topo.hosts.len()],
         topology: topo,
@@ -49,18 +54,44 @@ pub fn flow(src: u32, dst: u32, size: Option<u64>, start: Time) -> FlowSpec {
 /// `n` hosts `h0..` on one switch `sw0`, every link `rate` and `delay`.
 pub fn star(n: u32, rate: Rate, delay: Time) -> Topology {
     Topology {
-        hosts: (0..n).map(|i| HostSpec { name: format!("h{i}"), pod: None }).collect(),
-        switches: vec![SwitchSpec { name: "sw0".into(), role: "switch".into(), pod: None }],
-        links: (0..n).map(|i| LinkSpec { a: NodeRef::Host(i), b: NodeRef::Switch(0), rate, delay }).collect(),
+        hosts: (0..n)
+            .map(|i| HostSpec {
+                name: format!("h{i}"),
+                pod: None,
+            })
+            .collect(),
+        switches: vec![SwitchSpec {
+            name: "sw0".into(),
+            role: "switch".into(),
+            pod: None,
+        }],
+        links: (0..n)
+            .map(|i| LinkSpec {
+                a: NodeRef::Host(i),
+                b: NodeRef::Switch(0),
+                rate,
+                delay,
+            })
+            .collect(),
     }
 }
 
 /// Two hosts joined by one cable, no switch.
 pub fn back_to_back(rate: Rate, delay: Time) -> Topology {
     Topology {
-        hosts: (0..2).map(|i| HostSpec { name: format!("h{i}"), pod: None }).collect(),
+        hosts: (0..2)
+            .map(|i| HostSpec {
+                name: format!("h{i}"),
+                pod: None,
+            })
+            .collect(),
         switches: vec![],
-        links: vec![LinkSpec { a: NodeRef::Host(0), b: NodeRef::Host(1), rate, delay }],
+        links: vec![LinkSpec {
+            a: NodeRef::Host(0),
+            b: NodeRef::Host(1),
+            rate,
+            delay,
+        }],
     }
 }
 
@@ -70,8 +101,28 @@ pub fn parking_lot(rate: Rate, delay: Time) -> Topology {
     let s = |i| NodeRef::Switch(i);
     let l = |a, b| LinkSpec { a, b, rate, delay };
     Topology {
-        hosts: ["A", "B", "C", "D", "R"].iter().map(|n| HostSpec { name: n.to_string(), pod: None }).collect(),
-        switches: ["S1", "S2"].iter().map(|n| SwitchSpec { name: n.to_string(), role: "switch".into(), pod: None }).collect(),
-        links: vec![l(h(0), s(0)), l(h(1), s(0)), l(h(2), s(0)), l(s(0), s(1)), l(h(3), s(1)), l(h(4), s(1))],
+        hosts: ["A", "B", "C", "D", "R"]
+            .iter()
+            .map(|n| HostSpec {
+                name: n.to_string(),
+                pod: None,
+            })
+            .collect(),
+        switches: ["S1", "S2"]
+            .iter()
+            .map(|n| SwitchSpec {
+                name: n.to_string(),
+                role: "switch".into(),
+                pod: None,
+            })
+            .collect(),
+        links: vec![
+            l(h(0), s(0)),
+            l(h(1), s(0)),
+            l(h(2), s(0)),
+            l(s(0), s(1)),
+            l(h(3), s(1)),
+            l(h(4), s(1)),
+        ],
     }
 }

@@ -17,7 +17,10 @@ fn one_packet_latency_is_serialization_plus_propagation() {
     // One 1000-byte message, back to back at 40G with 1 us of cable: the data frame takes
     // (1000 + 82 + 16) × 8 / 40e9 = 219.6 ns to serialize and 1 us to propagate; the ACK
     // (86 B = 17.2 ns) comes back over the same cable. Completion is when the ACK lands.
-    let mut sc = scenario(back_to_back(Rate::gbps(40), Time::from_us(1)), Time::from_ms(1));
+    let mut sc = scenario(
+        back_to_back(Rate::gbps(40), Time::from_us(1)),
+        Time::from_ms(1),
+    );
     sc.flows.push(flow(0, 1, Some(1000), Time::ZERO));
     let r = run(sc);
     let expect_ps = 219_600 + 1_000_000 + 17_200 + 1_000_000;
@@ -34,13 +37,19 @@ fn one_flow_goodput_is_payload_over_frame() {
     let r = run(sc);
     let expect = 1024.0 / 1106.0 * 100.0;
     let got = r.flows[0].goodput_gbps;
-    assert!((got / expect - 1.0).abs() < 0.005, "goodput {got} vs {expect}");
+    assert!(
+        (got / expect - 1.0).abs() < 0.005,
+        "goodput {got} vs {expect}"
+    );
     assert_eq!(r.drops_lossless + r.drops_lossy, 0);
 }
 
 #[test]
 fn byte_conservation_per_flow() {
-    let mut sc = scenario(star(9, Rate::gbps(100), Time::from_us(1)), Time::from_us(300));
+    let mut sc = scenario(
+        star(9, Rate::gbps(100), Time::from_us(1)),
+        Time::from_us(300),
+    );
     for s in 1..9 {
         sc.flows.push(flow(s, 0, Some(3_000_000), Time::ZERO));
     }
@@ -63,7 +72,12 @@ fn go_back_n_recovers_and_go_back_0_livelocks() {
         sc.nics.iter_mut().for_each(|n| n.transport = t);
         sc.flows.push(flow(0, 1, Some(4_096_000), Time::ZERO));
         sc.faults.push(FaultSpec {
-            kind: FaultKind::Loss { link: 1, from_a: None, every: Some(256), probability: None },
+            kind: FaultKind::Loss {
+                link: 1,
+                from_a: None,
+                every: Some(256),
+                probability: None,
+            },
             at: Time::ZERO,
             until: None,
         });
@@ -78,7 +92,10 @@ fn go_back_n_recovers_and_go_back_0_livelocks() {
 #[test]
 fn parking_lot_pfc_only_shares_per_ingress_port() {
     // VALIDATION.md §1 (Liu et al. 2015 Table II): D gets 1/2 of the bottleneck, A, B, C 1/6.
-    let mut sc = scenario(parking_lot(Rate::gbps(40), Time::from_us(1)), Time::from_ms(60));
+    let mut sc = scenario(
+        parking_lot(Rate::gbps(40), Time::from_us(1)),
+        Time::from_ms(60),
+    );
     sc.sim.warmup = Time::from_ms(10);
     sc.nics.iter_mut().for_each(|n| n.mtu = 2048);
     for s in 0..4 {
@@ -88,19 +105,33 @@ fn parking_lot_pfc_only_shares_per_ingress_port() {
     let g: Vec<f64> = r.flows.iter().map(|f| f.goodput_gbps).collect();
     let abc = (g[0] + g[1] + g[2]) / 3.0;
     let ratio = g[3] / abc;
-    assert!((ratio - 3.0).abs() <= 0.15, "D/mean(A,B,C) = {ratio} ({g:?})");
-    let (mx, mn) = (g[..3].iter().cloned().fold(0.0, f64::max), g[..3].iter().cloned().fold(f64::MAX, f64::min));
+    assert!(
+        (ratio - 3.0).abs() <= 0.15,
+        "D/mean(A,B,C) = {ratio} ({g:?})"
+    );
+    let (mx, mn) = (
+        g[..3].iter().cloned().fold(0.0, f64::max),
+        g[..3].iter().cloned().fold(f64::MAX, f64::min),
+    );
     assert!(mx / mn <= 1.05, "A, B, C spread {g:?}");
     let total: f64 = g.iter().sum();
     let ideal = 2048.0 / 2130.0 * 40.0;
-    assert!(total >= 0.93 * ideal && total <= ideal * 1.001, "total {total} of {ideal}");
+    assert!(
+        total >= 0.93 * ideal && total <= ideal * 1.001,
+        "total {total} of {ideal}"
+    );
     assert_eq!(r.drops_lossless + r.drops_lossy, 0);
-    assert!(r.ports.iter().any(|p| p.node == "S1" && p.pause_rx > 0), "S1 is paused by S2");
+    assert!(
+        r.ports.iter().any(|p| p.node == "S1" && p.pause_rx > 0),
+        "S1 is paused by S2"
+    );
 }
 
 fn incast(headroom: crate::fabric::params::Headroom) -> crate::monitor::RunResults {
     let mut sc = scenario(star(9, Rate::gbps(100), Time::from_us(1)), Time::from_ms(5));
-    sc.switches.iter_mut().for_each(|s| s.lossless.headroom = headroom);
+    sc.switches
+        .iter_mut()
+        .for_each(|s| s.lossless.headroom = headroom);
     for s in 1..9 {
         sc.flows.push(flow(s, 0, Some(2_000_000), Time::ZERO));
     }
@@ -113,8 +144,14 @@ fn incast_is_lossless_with_auto_headroom_and_drops_with_half() {
     // VALIDATION.md §10 P1: 8:1 at 100G.
     let auto = incast(Headroom::Auto);
     assert_eq!(auto.drops_lossless, 0);
-    assert!(auto.ports.iter().map(|p| p.pause_tx).sum::<u64>() > 0, "pauses seen");
-    assert!(auto.flows.iter().all(|f| f.end_ns.is_some()), "all complete");
+    assert!(
+        auto.ports.iter().map(|p| p.pause_tx).sum::<u64>() > 0,
+        "pauses seen"
+    );
+    assert!(
+        auto.flows.iter().all(|f| f.end_ns.is_some()),
+        "all complete"
+    );
     let half = incast(Headroom::AutoScaled(0.5));
     assert!(half.drops_lossless > 0, "halved headroom must overflow");
 }
@@ -125,14 +162,20 @@ fn pause_holds_a_port_for_its_quanta() {
     use crate::fabric::params::quanta_time;
     // 65535 × 512 bit times: 838.848 us at 40G and 335.5392 us at 100G. The issue quotes
     // 838.86 us and 335.54 us (rounded; 838.86 is 65536 quanta): within 0.015 us of both.
-    for (g, exact_ps, quoted_ps) in [(40u64, 838_848_000u64, 838_860_000u64), (100, 335_539_200, 335_540_000)] {
+    for (g, exact_ps, quoted_ps) in [
+        (40u64, 838_848_000u64, 838_860_000u64),
+        (100, 335_539_200, 335_540_000),
+    ] {
         let q = quanta_time(65535, Rate::gbps(g));
         assert_eq!(q.ps(), exact_ps);
         assert!(q.ps().abs_diff(quoted_ps) <= 15_000);
         let mut e = crate::fabric::pfc::EgressPause::default();
         e.apply(3, 65535, Time::ZERO, Rate::gbps(g));
         assert!(e.is_paused(3));
-        assert_eq!(e.expire(3, q - Time(1)), crate::fabric::pfc::PauseChange::None);
+        assert_eq!(
+            e.expire(3, q - Time(1)),
+            crate::fabric::pfc::PauseChange::None
+        );
         assert_eq!(e.expire(3, q), crate::fabric::pfc::PauseChange::Resumed(q));
     }
 }
@@ -143,22 +186,44 @@ fn paused_port_stops_for_exactly_the_pause_time() {
     // of 65535 quanta (refresh every half pause). We clear the stall at 100 us: the NIC sends
     // XON, and the switch port toward h1 must have been paused from the first pause to the XON.
     use crate::faults::{FaultKind, FaultSpec};
-    let mut sc = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_us(400));
+    let mut sc = scenario(
+        star(2, Rate::gbps(100), Time::from_us(1)),
+        Time::from_us(400),
+    );
     sc.sim.stop_when_done = false;
     sc.nics[1].rx.xoff = crate::units::Bytes(4_000);
     sc.nics[1].rx.xon = crate::units::Bytes(0);
     sc.flows.push(flow(0, 1, None, Time::ZERO));
-    sc.faults.push(FaultSpec { kind: FaultKind::NicRxStall { host: 1 }, at: Time::ZERO, until: Some(Time::from_us(100)) });
+    sc.faults.push(FaultSpec {
+        kind: FaultKind::NicRxStall { host: 1 },
+        at: Time::ZERO,
+        until: Some(Time::from_us(100)),
+    });
     let mut sim = Sim::new(sc).unwrap();
     sim.run(|_| true);
     let r = sim.results(0.0);
-    let rx: Vec<_> = r.pfc_log.iter().filter(|e| e.node == "sw0" && e.direction == crate::monitor::PfcDir::Rx).collect();
+    let rx: Vec<_> = r
+        .pfc_log
+        .iter()
+        .filter(|e| e.node == "sw0" && e.direction == crate::monitor::PfcDir::Rx)
+        .collect();
     assert!(rx.len() >= 2, "{rx:?}");
     let (first, resume) = (rx[0], rx.iter().find(|e| e.quanta == 0).expect("resume"));
-    let paused = r.ports.iter().find(|p| p.node == "sw0" && p.peer == "h1" && p.prio == 3).unwrap().paused_ns;
+    let paused = r
+        .ports
+        .iter()
+        .find(|p| p.node == "sw0" && p.peer == "h1" && p.prio == 3)
+        .unwrap()
+        .paused_ns;
     // Both sides of the comparison are truncated to whole ns.
-    assert!(paused.abs_diff(resume.time_ns - first.time_ns) <= 1, "{paused} vs {first:?} .. {resume:?}");
-    assert!(paused > 90_000, "paused for most of the 100 us stall: {paused}");
+    assert!(
+        paused.abs_diff(resume.time_ns - first.time_ns) <= 1,
+        "{paused} vs {first:?} .. {resume:?}"
+    );
+    assert!(
+        paused > 90_000,
+        "paused for most of the 100 us stall: {paused}"
+    );
 }
 
 #[test]
@@ -180,18 +245,46 @@ fn pause_isolation_between_priorities() {
     f0.rate_limit = Some(Rate::gbps(40));
     sc.flows.push(f3);
     sc.flows.push(f0);
-    sc.faults.push(FaultSpec { kind: FaultKind::Loss { link: 2, from_a: None, every: None, probability: None }, at: Time::ZERO, until: None });
+    sc.faults.push(FaultSpec {
+        kind: FaultKind::Loss {
+            link: 2,
+            from_a: None,
+            every: None,
+            probability: None,
+        },
+        at: Time::ZERO,
+        until: None,
+    });
     let _ = FaultKind::NicRxStall { host: 2 };
     let mut sim = Sim::new(sc).unwrap();
     // Hold the switch port toward h2 paused for priority 3 the whole run, as a PFC storm
     // from h2 would: a pause of 65535 quanta refreshed by h2's NIC.
-    let port = sim.ports.iter().position(|p| p.node == crate::topology::NodeRef::Switch(0) && p.local == 2).unwrap() as u32;
+    let port = sim
+        .ports
+        .iter()
+        .position(|p| p.node == crate::topology::NodeRef::Switch(0) && p.local == 2)
+        .unwrap() as u32;
     for k in 0..20u64 {
-        sim.q.schedule(Time::from_us(150 * k), crate::engine::Event::PauseArrive { port, prio: 3, quanta: 65535 });
+        sim.q.schedule(
+            Time::from_us(150 * k),
+            crate::engine::Event::PauseArrive {
+                port,
+                prio: 3,
+                quanta: 65535,
+            },
+        );
     }
     sim.run(|_| true);
     let r = sim.results(0.0);
     let demand = 40.0 * 1024.0 / 1106.0;
-    assert!(r.flows[1].goodput_gbps >= 0.99 * demand, "prio 0 got {}", r.flows[1].goodput_gbps);
-    assert!(r.flows[0].goodput_gbps < 0.01, "prio 3 is paused: {}", r.flows[0].goodput_gbps);
+    assert!(
+        r.flows[1].goodput_gbps >= 0.99 * demand,
+        "prio 0 got {}",
+        r.flows[1].goodput_gbps
+    );
+    assert!(
+        r.flows[0].goodput_gbps < 0.01,
+        "prio 3 is paused: {}",
+        r.flows[0].goodput_gbps
+    );
 }
