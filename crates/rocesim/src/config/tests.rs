@@ -461,3 +461,42 @@ proptest! {
         let _ = load_str(PARKING_LOT, "x.toml", Path::new("."), &[format!("{key}={value}")]);
     }
 }
+
+/// Every TOML example in docs/scenario.md loads (fragments are completed with a small base).
+#[test]
+fn documentation_examples_load() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/scenario.md"),
+    )
+    .expect("docs/scenario.md");
+    let sim = "[sim]\nduration = \"60ms\"\n";
+    let explicit = "[topology]\nhosts = [\"A\", \"B\", \"C\", \"D\", \"R\"]\nswitches = [\"S1\", \"S2\"]\n\
+                    links = [[\"A\",\"S1\"], [\"B\",\"S1\"], [\"C\",\"S1\"], [\"S1\",\"S2\"], [\"D\",\"S2\"], [\"R\",\"S2\"]]\n\
+                    link = { rate = \"40Gbps\", delay = \"1us\" }\n";
+    let leaf_spine =
+        "[topology]\nkind = \"leaf_spine\"\nleaves = 2\nspines = 2\nhosts_per_leaf = 2\n\
+                      host_link = { rate = \"100G\", delay = \"1us\" }\n";
+    let mut n = 0;
+    for block in doc.split("```toml").skip(1) {
+        let block = block.split("```").next().unwrap_or("");
+        if block.contains("kind = \"trace\"") {
+            continue; // needs its CSV file; covered by trace_workload_relative_to_the_scenario
+        }
+        let text = if block.contains("[sim]") && block.contains("[topology]") {
+            block.to_string()
+        } else if block.contains("[sim]") {
+            format!("{block}{explicit}")
+        } else if block.contains("[topology]") {
+            format!("{sim}{block}")
+        } else if block.contains("[switch") {
+            format!("{sim}{leaf_spine}{block}")
+        } else {
+            format!("{sim}{explicit}{block}")
+        };
+        if let Err(e) = load_pl(&text, &[]) {
+            panic!("documentation example does not load:\n{block}\n{e}");
+        }
+        n += 1;
+    }
+    assert!(n >= 10, "only {n} examples found");
+}
