@@ -57,7 +57,12 @@ enum Cmd {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.cmd {
-        Cmd::Run { scenario, set, out, quiet } => run(&scenario, &set, out, quiet),
+        Cmd::Run {
+            scenario,
+            set,
+            out,
+            quiet,
+        } => run(&scenario, &set, out, quiet),
         Cmd::Lint { scenario, set } => match load(&scenario, &set) {
             Ok(sc) => match Sim::new(sc) {
                 Ok(_) => {
@@ -81,7 +86,9 @@ fn main() -> ExitCode {
                 for l in &t.links {
                     let name = |n: rocesim::topology::NodeRef| match n {
                         rocesim::topology::NodeRef::Host(h) => t.hosts[h as usize].name.clone(),
-                        rocesim::topology::NodeRef::Switch(s) => t.switches[s as usize].name.clone(),
+                        rocesim::topology::NodeRef::Switch(s) => {
+                            t.switches[s as usize].name.clone()
+                        }
                     };
                     println!("  {} -- {}  {} {}", name(l.a), name(l.b), l.rate, l.delay);
                 }
@@ -97,7 +104,11 @@ fn load(path: &Path, set: &[String]) -> Result<config::Scenario, ExitCode> {
         for e in &errs.0 {
             eprintln!("error: {e}");
         }
-        eprintln!("{}: {} error(s); nothing was run", path.display(), errs.0.len());
+        eprintln!(
+            "{}: {} error(s); nothing was run",
+            path.display(),
+            errs.0.len()
+        );
         ExitCode::from(2)
     })
 }
@@ -106,7 +117,11 @@ fn bad_scenario(path: &Path, errors: &[String]) -> ExitCode {
     for e in errors {
         eprintln!("error: {}: {e}", path.display());
     }
-    eprintln!("{}: {} error(s); nothing was run", path.display(), errors.len());
+    eprintln!(
+        "{}: {} error(s); nothing was run",
+        path.display(),
+        errors.len()
+    );
     ExitCode::from(2)
 }
 
@@ -153,7 +168,10 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
         println!("results: {}", dir.display());
     }
     if results.incomplete {
-        eprintln!("interrupted at {} ns simulated: partial results written", results.sim_time_ns);
+        eprintln!(
+            "interrupted at {} ns simulated: partial results written",
+            results.sim_time_ns
+        );
         return ExitCode::from(130);
     }
     ExitCode::SUCCESS

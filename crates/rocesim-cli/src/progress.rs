@@ -19,7 +19,10 @@ pub struct Bar {
 impl Bar {
     /// A bar that may show itself later (never when `quiet` or stderr is not a terminal).
     pub fn new(quiet: bool) -> Self {
-        Bar { enabled: !quiet && std::io::stderr().is_terminal(), bar: None }
+        Bar {
+            enabled: !quiet && std::io::stderr().is_terminal(),
+            bar: None,
+        }
     }
 
     /// Report progress `p` after `elapsed` wall time.

@@ -235,7 +235,7 @@ fn split_number(s: &str) -> Result<(f64, &str), String> {
     let t = s.trim();
     let end = t
         .char_indices()
-        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '_' || c == 'e' && false))
+        .find(|&(_, c)| !(c.is_ascii_digit() || c == '.' || c == '_'))
         .map(|(i, _)| i)
         .unwrap_or(t.len());
     let (n, u) = t.split_at(end);

@@ -241,6 +241,7 @@ impl Mmu {
 }
 
 #[cfg(test)]
+#[allow(clippy::field_reassign_with_default)]
 mod tests {
     use super::*;
     use crate::fabric::params::{BufferMode, SwitchParams};

@@ -140,8 +140,8 @@ impl Sim {
     /// called about every 65,536 events.
     pub fn run(&mut self, mut progress: impl FnMut(Progress) -> bool) {
         let end = self.end;
-        loop {
-            let Some(t) = self.q.peek_time() else { break };
+        let mut all_done = false;
+        while let Some(t) = self.q.peek_time() {
             if t > end {
                 break;
             }
@@ -161,16 +161,12 @@ impl Sim {
                 self.interrupted = true;
                 break;
             }
-            if self.finite_left == 0
-                && !self.has_infinite
-                && self.next_start >= self.start_order.len()
-                && self.scenario.sim.stop_when_done
-            {
+            if self.scenario.sim.stop_when_done && self.all_flows_done() {
+                all_done = true;
                 break;
             }
         }
-        if !self.interrupted && self.q.now() < end && !(self.finite_left == 0 && !self.has_infinite)
-        {
+        if !self.interrupted && !all_done {
             // Nothing left to do before the end: the clock still reaches it.
             self.q.advance_to(end);
         }
@@ -195,6 +191,10 @@ impl Sim {
             Event::Sample => self.on_sample(),
             Event::Fault { index, start } => self.on_fault(index, start),
         }
+    }
+
+    fn all_flows_done(&self) -> bool {
+        self.finite_left == 0 && !self.has_infinite && self.next_start >= self.start_order.len()
     }
 
     /// Events processed so far.

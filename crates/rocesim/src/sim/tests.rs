@@ -75,14 +75,22 @@ fn go_back_n_recovers_and_go_back_0_livelocks() {
         sc.flows.push(flow(0, 1, size, Time::ZERO));
         // Link 1 is sw0–h1: drop on the switch's side toward h1.
         sc.faults.push(FaultSpec {
-            kind: FaultKind::Loss { link: 1, from_a: Some(false), every: Some(256), probability: None },
+            kind: FaultKind::Loss {
+                link: 1,
+                from_a: Some(false),
+                every: Some(256),
+                probability: None,
+            },
             at: Time::ZERO,
             until: None,
         });
         sc
     };
     let gbn = run(mk(TransportKind::Gbn, Some(4_096_000)));
-    assert!(gbn.flows[0].end_ns.is_some(), "go-back-N completes the 4 MB message");
+    assert!(
+        gbn.flows[0].end_ns.is_some(),
+        "go-back-N completes the 4 MB message"
+    );
     // Steady state on a long-lived flow: goodput = (255 − W)/256 of the line goodput, where
     // W = packets the receiver discards per loss (sent after the drop, before the NAK acts).
     // (The 4 MB message itself ends with a tail loss only the RTO can recover.)
@@ -96,13 +104,24 @@ fn go_back_n_recovers_and_go_back_0_livelocks() {
     let line_goodput = 40.0 * 1024.0 / 1106.0;
     let expect = (255.0 - w) / 256.0 * line_goodput;
     let got = f.goodput_gbps;
-    assert!((got / expect - 1.0).abs() <= 0.05, "goodput {got} vs (255-W)/256 = {expect}, W = {w}");
+    assert!(
+        (got / expect - 1.0).abs() <= 0.05,
+        "goodput {got} vs (255-W)/256 = {expect}, W = {w}"
+    );
 
     let gb0 = run(mk(TransportKind::Gb0, Some(4_096_000)));
     let f0 = &gb0.flows[0];
-    assert!(f0.end_ns.is_none(), "go-back-0 never completes a 4000-packet message");
+    assert!(
+        f0.end_ns.is_none(),
+        "go-back-0 never completes a 4000-packet message"
+    );
     // ... while the sender keeps the link busy (> 95 % of the run).
-    let tx = gb0.ports.iter().filter(|p| p.node == "h0").map(|p| p.tx_bytes).sum::<u64>();
+    let tx = gb0
+        .ports
+        .iter()
+        .filter(|p| p.node == "h0")
+        .map(|p| p.tx_bytes)
+        .sum::<u64>();
     let util = tx as f64 * 8.0 / 40e9 / (gb0.sim_time_ns as f64 * 1e-9);
     assert!(util > 0.95, "link utilisation {util}");
 }
