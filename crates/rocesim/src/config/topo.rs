@@ -401,13 +401,14 @@ pub fn parse(ctx: &mut Ctx, root: &Table) -> Option<Topology> {
             }
         },
     };
-    let before = ctx.count();
+    // A def comes back only when every value it needs was valid; other mistakes in the
+    // section (an unknown key) are reported but do not stop the topology from being built,
+    // so that flows and faults can still be checked against its node names.
     let def = if kind == "explicit" {
         explicit(ctx, t)
     } else {
         generated(ctx, t, kind)
-    };
-    let def = def.filter(|_| ctx.count() == before)?;
+    }?;
     match topology::build(&def) {
         Ok(topo) => Some(topo),
         Err(errs) => {

@@ -1,0 +1,231 @@
+//! Scenario tests: the `rocesim` binary on real scenario files, as a user runs it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn rocesim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocesim"))
+        .args(args)
+        .current_dir(repo())
+        .output()
+        .expect("runs")
+}
+
+fn read_csv(path: &Path) -> Vec<Vec<String>> {
+    let text = std::fs::read_to_string(path).expect("csv exists");
+    text.lines()
+        .map(|l| l.split(',').map(str::to_string).collect())
+        .collect()
+}
+
+#[test]
+fn parking_lot_file_reproduces_liu_table_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().to_str().unwrap();
+    let o = rocesim(&[
+        "run",
+        "scenarios/parking-lot.toml",
+        "--quiet",
+        "--out",
+        out,
+        "--set",
+        "sim.duration=30ms",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let rows = read_csv(&dir.path().join("flows.csv"));
+    let col = rows[0].iter().position(|c| c == "goodput_gbps").unwrap();
+    let g: Vec<f64> = rows[1..].iter().map(|r| r[col].parse().unwrap()).collect();
+    let ratio = g[3] / ((g[0] + g[1] + g[2]) / 3.0);
+    assert!(
+        (ratio - 3.0).abs() <= 0.15,
+        "D/mean(A,B,C) = {ratio}: {g:?}"
+    );
+    for f in [
+        "summary.json",
+        "ports.csv",
+        "pfc.csv",
+        "timeseries/throughput.csv",
+        "timeseries/queues.csv",
+        "report.html",
+    ] {
+        assert!(dir.path().join(f).exists(), "{f} written");
+    }
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.contains("<svg") && !html.contains("https://") && !html.contains("<script src"));
+}
+
+/// Files of a result directory, with the wall-clock fields of summary.json removed.
+fn snapshot(dir: &Path) -> Vec<(String, String)> {
+    let mut files = Vec::new();
+    for name in [
+        "summary.json",
+        "flows.csv",
+        "ports.csv",
+        "pfc.csv",
+        "timeseries/throughput.csv",
+        "timeseries/queues.csv",
+        "report.html",
+    ] {
+        let text = std::fs::read_to_string(dir.join(name)).unwrap();
+        let text = if name == "summary.json" {
+            text.lines()
+                .filter(|l| !l.contains("\"wall_s\"") && !l.contains("\"events_per_s\""))
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else if name == "report.html" {
+            text.lines()
+                .filter(|l| !l.contains("wall") && !l.contains("events/s"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        } else {
+            text
+        };
+        files.push((name.to_string(), text));
+    }
+    files
+}
+
+#[test]
+fn same_seed_gives_identical_files() {
+    let a = tempfile::tempdir().unwrap();
+    let b = tempfile::tempdir().unwrap();
+    for d in [&a, &b] {
+        let o = rocesim(&[
+            "run",
+            "scenarios/incast.toml",
+            "--quiet",
+            "--out",
+            d.path().to_str().unwrap(),
+        ]);
+        assert!(o.status.success());
+    }
+    let (sa, sb) = (snapshot(a.path()), snapshot(b.path()));
+    for ((name, x), (_, y)) in sa.iter().zip(&sb) {
+        assert!(x == y, "{name} differs between two runs with the same seed");
+    }
+    // A different seed changes ECMP salts but this star has no ECMP: results stay valid.
+    let c = tempfile::tempdir().unwrap();
+    let o = rocesim(&[
+        "run",
+        "scenarios/incast.toml",
+        "--quiet",
+        "--set",
+        "sim.seed=7",
+        "--out",
+        c.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+}
+
+#[test]
+fn bad_scenario_lists_every_error_and_exits_2() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bad.toml");
+    std::fs::write(
+        &path,
+        r#"
+[sim]
+duration = "10 parsecs"
+
+[topology]
+hosts = ["A", "B"]
+switches = ["S1"]
+links = [["A", "S1"], ["B", "S1"]]
+link = { rate = "40Gbps", delay = "1us" }
+linkz = 3
+
+[switch]
+buffer_mode = "static"
+lossless = { xoff = "100KB", xon = "200KB", headroom = "40KB" }
+
+[[flow]]
+src = "A"
+dst = "Q"
+size = "1MB"
+"#,
+    )
+    .unwrap();
+    let o = rocesim(&["run", path.to_str().unwrap(), "--quiet"]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    for key in [
+        "sim.duration",
+        "topology.linkz",
+        "switch.lossless.xon",
+        "flow[0].dst",
+    ] {
+        assert!(err.contains(key), "error for `{key}` missing in:\n{err}");
+    }
+    assert!(err.contains("bad.toml"), "errors name the file:\n{err}");
+    assert!(
+        err.contains("did you mean"),
+        "unknown key gets a suggestion:\n{err}"
+    );
+    // Nothing was run: no results directory.
+    assert!(!dir.path().join("results").exists());
+}
+
+#[test]
+fn unreadable_and_garbage_files_exit_2_without_panic() {
+    let o = rocesim(&["run", "no/such/file.toml", "--quiet"]);
+    assert_eq!(o.status.code(), Some(2));
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("garbage.toml");
+    std::fs::write(&path, "[[[ this is not toml").unwrap();
+    let o = rocesim(&["lint", path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("line 1"));
+}
+
+#[test]
+fn every_shipped_scenario_lints_and_the_small_ones_run() {
+    let mut n = 0;
+    for entry in std::fs::read_dir(repo().join("scenarios")).unwrap() {
+        let p = entry.unwrap().path();
+        if p.extension().and_then(|e| e.to_str()) != Some("toml") {
+            continue;
+        }
+        let rel = p
+            .strip_prefix(repo())
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .to_string();
+        let o = rocesim(&["lint", &rel]);
+        assert!(
+            o.status.success(),
+            "{rel}: {}",
+            String::from_utf8_lossy(&o.stderr)
+        );
+        if rel.contains("topo-") {
+            let dir = tempfile::tempdir().unwrap();
+            let o = rocesim(&[
+                "run",
+                &rel,
+                "--quiet",
+                "--out",
+                dir.path().to_str().unwrap(),
+            ]);
+            assert!(
+                o.status.success(),
+                "{rel}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            let s: serde_json::Value = serde_json::from_str(
+                &std::fs::read_to_string(dir.path().join("summary.json")).unwrap(),
+            )
+            .unwrap();
+            assert_eq!(s["drops"]["lossless"], 0, "{rel}");
+            assert_eq!(
+                s["flows"]["completed"], s["flows"]["count"],
+                "{rel}: every flow completes"
+            );
+        }
+        n += 1;
+    }
+    assert!(n >= 9);
+}
