@@ -107,6 +107,8 @@ pub fn load_str(
         hosts: topology.as_ref().map(flows::Hosts::new),
         nics: nics.per_host.as_deref(),
         base_dir,
+        topology: topology.as_ref(),
+        duration: sim.as_ref().map(|s| s.duration),
     };
     let seed = sim.as_ref().map_or(1, |s| s.seed);
     let flows = flows::parse(&mut ctx, &root, &env, seed);

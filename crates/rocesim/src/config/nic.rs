@@ -26,6 +26,7 @@ pub const KEYS: &[&str] = &[
     "dscp_to_tc",
     "pfc_enable",
     "pfc_quanta",
+    "pfc_response",
     "rx",
     "pfc_prevention_tout",
     "rcm",
@@ -82,6 +83,13 @@ pub fn apply(
                 .map(|x| p.ack_every = x as u32)
                 .is_some(),
             "rto" => ctx.time(v, &k).map(|x| p.rto = x).is_some(),
+            "pfc_response" => match v {
+                Value::String(s) if s == "auto" => {
+                    p.pfc_response = None;
+                    true
+                }
+                _ => ctx.time(v, &k).map(|x| p.pfc_response = Some(x)).is_some(),
+            },
             "ttl" => ctx.uint(v, &k, 1, 255).map(|x| p.ttl = x as u8).is_some(),
             "dscp_to_tc" => {
                 let Some(t) = ctx.table(v, &k) else { continue };

@@ -60,7 +60,9 @@ pub struct NicParams {
     pub cnp_dscp: u8,
     /// The receiver ACKs every `ack_every` in-order packets (and always the last of a message).
     pub ack_every: u32,
-    /// Retransmission timeout.
+    /// Retransmission timeout (the InfiniBand local ACK timeout, 4.096 us × 2^timeout). The
+    /// default is timeout = 14, rdma_cm's default: 67.108864 ms. It must exceed the worst
+    /// queueing delay of a PFC-backed path, or go-back-N retransmits what is merely queued.
     pub rto: Time,
     /// IP TTL of packets the NIC sends.
     pub ttl: u8,
@@ -70,6 +72,9 @@ pub struct NicParams {
     pub pfc_enable: u8,
     /// Quanta the NIC puts in its pause frames.
     pub pfc_quanta: u16,
+    /// Delay from receiving a pause frame to honouring it; `None` = the 802.3 Annex 31B
+    /// maximum for the link speed (conservative; real NICs are usually faster).
+    pub pfc_response: Option<Time>,
     /// Receive pipeline.
     pub rx: RxParams,
     /// NIC PFC watchdog timeout (`pfc_prevention_tout`); `None` = off. Used by the failures issue.
@@ -88,11 +93,12 @@ impl Default for NicParams {
             dscp: 26,
             cnp_dscp: 48,
             ack_every: 1,
-            rto: Time::from_ms(1),
+            rto: Time::from_ps(4_096_000 << 14),
             ttl: 64,
             dscp_to_tc,
             pfc_enable: 1 << 3,
             pfc_quanta: 65535,
+            pfc_response: None,
             rx: RxParams {
                 rate: None,
                 buffer: Bytes(256_000),

@@ -55,7 +55,7 @@ impl Sim {
                 let mut port = Port::new(me, local, peer, i as u32, l.rate, l.delay, sched_of(me));
                 let configured = match me {
                     NodeRef::Switch(s) => scenario.switches[s as usize].pfc_response,
-                    NodeRef::Host(_) => None,
+                    NodeRef::Host(h) => scenario.nics[h as usize].pfc_response,
                 };
                 port.pfc_response = response_delay(configured, l.rate);
                 if let NodeRef::Switch(s) = me {

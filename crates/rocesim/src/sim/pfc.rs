@@ -60,10 +60,7 @@ impl Sim {
             self.counters[p as usize * 8 + prio as usize].pause_tx += 1;
         }
         self.log_pfc(p, prio, PfcDir::Tx, quanta);
-        let port = &mut self.ports[p as usize];
-        port.txdone_pending = true;
-        let t = port.busy_until;
-        self.q.schedule(t, Event::TxDone(p));
+        self.wake_when_free(p);
     }
 
     /// A pause frame takes effect on egress port `port`.

@@ -15,11 +15,7 @@ impl Sim {
         let now = self.now();
         let port = &mut self.ports[p as usize];
         if port.busy_until > now {
-            if !port.txdone_pending {
-                port.txdone_pending = true;
-                let t = port.busy_until;
-                self.q.schedule(t, Event::TxDone(p));
-            }
+            self.wake_when_free(p);
             return;
         }
         if port.pfc_pending != 0 {
@@ -65,9 +61,20 @@ impl Sim {
             !self.hosts[h as usize].active.is_empty()
         };
         if more || host_more {
-            let port = &mut self.ports[p as usize];
+            self.wake_when_free(p);
+        }
+    }
+
+    /// Make sure one TxDone is pending for port `p`. A TxDone already pending (even one due now,
+    /// before the port's current frame began) re-checks when it fires, so there is never more
+    /// than one per port.
+    #[inline]
+    pub(crate) fn wake_when_free(&mut self, p: u32) {
+        let port = &mut self.ports[p as usize];
+        if !port.txdone_pending {
             port.txdone_pending = true;
-            self.q.schedule(port.busy_until, Event::TxDone(p));
+            let t = port.busy_until;
+            self.q.schedule(t, Event::TxDone(p));
         }
     }
 
