@@ -575,7 +575,7 @@ mod tests {
             dscp = 70
             sprot = 5
             [[workload]]
-            kind = "poisson"
+            kind = "incast"
             "#,
             Path::new("."),
         );

@@ -71,7 +71,11 @@ fn go_back_n_recovers_and_go_back_0_livelocks() {
     use crate::faults::{FaultKind, FaultSpec};
     let mk = |t, size| {
         let mut sc = scenario(star(2, Rate::gbps(40), Time::from_us(1)), Time::from_ms(20));
-        sc.nics.iter_mut().for_each(|n| n.transport = t);
+        // A 1 ms timeout: the 4 MB message ends with a tail loss that only the RTO recovers.
+        sc.nics.iter_mut().for_each(|n| {
+            n.transport = t;
+            n.rto = Time::from_ms(1);
+        });
         sc.flows.push(flow(0, 1, size, Time::ZERO));
         // Link 1 is sw0–h1: drop on the switch's side toward h1.
         sc.faults.push(FaultSpec {
