@@ -69,14 +69,8 @@ pub struct Packet {
     pub wire: u32,
     /// 5-tuple hash for ECMP.
     pub hash: u32,
-    /// Ingress port at the current switch (global port id), for MMU release.
-    pub in_port: u32,
-    /// Traffic class / priority group at the current switch.
+    /// Traffic class the last sender (NIC or switch) gave it: its priority on the wire.
     pub tc: u8,
-    /// Egress queue at the current switch.
-    pub queue: u8,
-    /// True when the packet was charged to its ingress PG as lossless.
-    pub lossless: bool,
     /// When the first bit left the sender (for latency).
     pub sent_at: Time,
 }

@@ -1,49 +1,87 @@
-//! The event queue: a binary heap ordered by (time, sequence number), so events at the same
-//! picosecond run in the order they were scheduled and runs are deterministic.
+//! The event queue, ordered by (time, sequence number) so that events at the same picosecond
+//! run in the order they were scheduled and runs are deterministic.
+//!
+//! Almost every event in a packet network is due within a few microseconds (a frame's
+//! serialization, a link's propagation), so the queue is a timing wheel (Varghese & Lauck
+//! 1987): `SLOTS` slots of `2^SLOT_SHIFT` ps each cover the near future, a bitmap finds the
+//! next non-empty slot, and within a slot the earliest (time, sequence) entry is taken. Events
+//! beyond the wheel's horizon (retransmission timers, pause expiries, flow starts) wait in a
+//! binary heap and move into the wheel as it turns. Push and pop are O(1) for wheel events.
 
-use std::cmp::Ordering;
+use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::event::Event;
 use crate::units::Time;
 
-#[derive(Clone, Copy, Debug)]
+/// log2 of a slot's width in picoseconds (1.024 ns).
+const SLOT_SHIFT: u32 = 10;
+/// Slots in the wheel (a horizon of 8.4 us).
+const SLOTS: usize = 8192;
+const MASK: u64 = SLOTS as u64 - 1;
+
+/// A pending event with its (time, sequence) key.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
-    time: u64,
-    seq: u64,
+    key: u128,
     event: Event,
 }
 
-impl PartialEq for Entry {
-    fn eq(&self, o: &Self) -> bool {
-        self.time == o.time && self.seq == o.seq
+impl Entry {
+    #[inline]
+    fn time(&self) -> u64 {
+        (self.key >> 64) as u64
+    }
+    #[inline]
+    fn slot(&self) -> u64 {
+        self.time() >> SLOT_SHIFT
     }
 }
-impl Eq for Entry {}
+
 impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(o))
     }
 }
 impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> Ordering {
-        // Reversed: the heap's maximum is the earliest (time, seq).
-        (o.time, o.seq).cmp(&(self.time, self.seq))
+    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+        self.key.cmp(&o.key)
     }
 }
 
 /// Pending events.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct EventQueue {
-    heap: BinaryHeap<Entry>,
+    slots: Vec<Vec<Entry>>,
+    /// One bit per slot: non-empty.
+    bits: Vec<u64>,
+    /// Absolute slot number of the wheel's current position; the wheel holds slots
+    /// `cur .. cur + SLOTS`.
+    cur: u64,
+    in_wheel: usize,
+    overflow: BinaryHeap<Reverse<Entry>>,
     seq: u64,
     now: Time,
+}
+
+impl Default for EventQueue {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl EventQueue {
     /// An empty queue at time zero.
     pub fn new() -> Self {
-        Self::default()
+        EventQueue {
+            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
+            bits: vec![0; SLOTS / 64],
+            cur: 0,
+            in_wheel: 0,
+            overflow: BinaryHeap::new(),
+            seq: 0,
+            now: Time::ZERO,
+        }
     }
     /// The current simulated time (the time of the last popped event).
     #[inline]
@@ -53,38 +91,117 @@ impl EventQueue {
     /// Schedule `event` at absolute time `at` (never earlier than now).
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {
-        debug_assert!(at >= self.now, "event scheduled in the past");
+        assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
-        self.heap.push(Entry {
-            time: at.0,
-            seq: self.seq,
+        let e = Entry {
+            key: (at.0 as u128) << 64 | self.seq as u128,
             event,
-        });
+        };
+        if e.slot() < self.cur + SLOTS as u64 {
+            self.put(e);
+        } else {
+            self.overflow.push(Reverse(e));
+        }
+    }
+    #[inline]
+    fn put(&mut self, e: Entry) {
+        let i = (e.slot() & MASK) as usize;
+        self.slots[i].push(e);
+        self.bits[i / 64] |= 1 << (i % 64);
+        self.in_wheel += 1;
     }
     /// Schedule `event` after `delay`.
     #[inline]
     pub fn schedule_in(&mut self, delay: Time, event: Event) {
         self.schedule(self.now + delay, event);
     }
-    /// Time of the earliest pending event.
+    /// Bring overflow events that now fall inside the wheel into it.
+    fn refill(&mut self) {
+        let horizon = self.cur + SLOTS as u64;
+        while let Some(Reverse(e)) = self.overflow.peek() {
+            if e.slot() >= horizon {
+                break;
+            }
+            let e = *e;
+            self.overflow.pop();
+            self.put(e);
+        }
+    }
+    /// Absolute slot of the first non-empty wheel slot at or after `cur`.
+    fn next_slot(&self) -> Option<u64> {
+        if self.in_wheel == 0 {
+            return None;
+        }
+        let start = (self.cur & MASK) as usize;
+        let words = SLOTS / 64;
+        for k in 0..=words {
+            let w = (start / 64 + k) % words;
+            let mut bits = self.bits[w];
+            if k == 0 {
+                bits &= !0u64 << (start % 64);
+            } else if k == words {
+                bits &= (1u64 << (start % 64)).wrapping_sub(1);
+            }
+            if bits != 0 {
+                let i = (w * 64 + bits.trailing_zeros() as usize) as u64;
+                let ahead = (i + SLOTS as u64 - (self.cur & MASK)) & MASK;
+                return Some(self.cur + ahead);
+            }
+        }
+        None
+    }
+    /// Remove the earliest event if it is due no later than `end`, and advance time to it.
+    /// An event after `end` stays queued and time does not move.
     #[inline]
-    pub fn peek_time(&self) -> Option<Time> {
-        self.heap.peek().map(|e| Time(e.time))
+    pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
+        let slot = match self.next_slot() {
+            Some(s) => s,
+            None => {
+                let Reverse(e) = self.overflow.peek()?;
+                if e.time() > end.0 {
+                    return None;
+                }
+                self.cur = e.slot();
+                self.refill();
+                self.cur
+            }
+        };
+        let i = (slot & MASK) as usize;
+        let v = &mut self.slots[i];
+        let mut best = 0;
+        for j in 1..v.len() {
+            if v[j].key < v[best].key {
+                best = j;
+            }
+        }
+        let t = v[best].time();
+        if t > end.0 {
+            return None;
+        }
+        let e = v.swap_remove(best);
+        if v.is_empty() {
+            self.bits[i / 64] &= !(1 << (i % 64));
+        }
+        self.in_wheel -= 1;
+        if slot != self.cur {
+            self.cur = slot;
+            self.refill();
+        }
+        self.now = Time(t);
+        Some((self.now, e.event))
     }
     /// Remove the earliest event and advance time to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {
-        let e = self.heap.pop()?;
-        self.now = Time(e.time);
-        Some((self.now, e.event))
+        self.pop_until(Time::NEVER)
     }
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.len()
+        self.in_wheel + self.overflow.len()
     }
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
     /// Move the clock to `t` without an event (end of run).
     pub fn advance_to(&mut self, t: Time) {
@@ -97,6 +214,7 @@ impl EventQueue {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
 
     #[test]
     fn pops_in_time_then_fifo_order() {
@@ -119,7 +237,52 @@ mod tests {
     }
 
     #[test]
+    fn pop_until_leaves_later_events() {
+        let mut q = EventQueue::new();
+        q.schedule(Time(5), Event::TxDone(1));
+        q.schedule(Time::from_ms(9), Event::TxDone(2));
+        assert_eq!(q.pop_until(Time(6)), Some((Time(5), Event::TxDone(1))));
+        assert_eq!(q.pop_until(Time(6)), None);
+        assert_eq!(q.now(), Time(5));
+        assert_eq!(q.len(), 1);
+        assert_eq!(
+            q.pop_until(Time::from_ms(9)),
+            Some((Time::from_ms(9), Event::TxDone(2)))
+        );
+    }
+
+    #[test]
     fn event_is_small() {
         assert!(std::mem::size_of::<Event>() <= 16);
+    }
+
+    proptest! {
+        /// Against a reference (a sorted list): any mix of near and far events, scheduled
+        /// while popping, comes out in exact (time, scheduling order).
+        #[test]
+        fn matches_a_sorted_reference(ops in proptest::collection::vec((0u64..30_000_000, 0u8..4), 1..400)) {
+            let mut q = EventQueue::new();
+            let mut reference: Vec<(u64, u64)> = Vec::new();
+            let mut seq = 0u64;
+            let mut out = Vec::new();
+            let mut expect = Vec::new();
+            for (delta, op) in ops {
+                if op == 0 && !reference.is_empty() {
+                    let (t, e) = q.pop().unwrap();
+                    reference.sort();
+                    let (rt, rs) = reference.remove(0);
+                    out.push((t.0, e));
+                    expect.push((rt, Event::TxDone(rs as u32)));
+                } else {
+                    // Near (within the wheel) or far (overflow) deltas.
+                    let d = if op == 1 { delta % 5_000 } else { delta };
+                    let at = q.now().0 + d;
+                    seq += 1;
+                    q.schedule(Time(at), Event::TxDone(seq as u32));
+                    reference.push((at, seq));
+                }
+            }
+            prop_assert_eq!(out, expect);
+        }
     }
 }

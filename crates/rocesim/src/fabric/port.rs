@@ -9,6 +9,44 @@ use super::scheduler::Scheduler;
 use crate::topology::NodeRef;
 use crate::units::{Rate, Time};
 
+/// A queued packet with what its switch needs when it leaves, so that scheduling and MMU
+/// release do not touch the (cold) packet itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct QEntry {
+    /// Packet handle.
+    pub pkt: u32,
+    /// Global id of the port it arrived on (`u32::MAX` for packets a host made).
+    pub in_port: u32,
+    /// That port's index on this switch.
+    pub in_local: u16,
+    /// Buffer bytes (the frame without preamble and gap).
+    pub bytes: u16,
+    /// Traffic class (= priority group).
+    pub tc: u8,
+    /// Charged to its ingress PG as lossless.
+    pub lossless: bool,
+}
+
+impl QEntry {
+    /// An entry for a packet a host NIC made (no ingress port).
+    #[inline]
+    pub fn local(pkt: u32, wire: u32, tc: u8) -> Self {
+        QEntry {
+            pkt,
+            in_port: u32::MAX,
+            in_local: 0,
+            bytes: (wire - crate::packet::WIRE_GAP) as u16,
+            tc,
+            lossless: false,
+        }
+    }
+    /// Bytes on the wire.
+    #[inline]
+    pub fn wire(&self) -> u32 {
+        self.bytes as u32 + crate::packet::WIRE_GAP
+    }
+}
+
 /// One port of a switch or host.
 #[derive(Debug)]
 pub struct Port {
@@ -26,8 +64,8 @@ pub struct Port {
     pub delay: Time,
     /// Delay from receiving a pause frame to honouring it.
     pub pfc_response: Time,
-    /// Egress queues of packet handles.
-    pub queues: [VecDeque<u32>; 8],
+    /// Egress queues.
+    pub queues: [VecDeque<QEntry>; 8],
     /// Bitmask of non-empty queues.
     pub nonempty: u8,
     /// The port serializes until this time.
@@ -84,13 +122,13 @@ impl Port {
     }
     /// Append a packet to egress queue `q`.
     #[inline]
-    pub fn enqueue(&mut self, q: u8, pkt: u32) {
-        self.queues[q as usize].push_back(pkt);
+    pub fn enqueue(&mut self, q: u8, e: QEntry) {
+        self.queues[q as usize].push_back(e);
         self.nonempty |= 1 << q;
     }
     /// Take the head of queue `q`.
     #[inline]
-    pub fn dequeue(&mut self, q: u8) -> Option<u32> {
+    pub fn dequeue(&mut self, q: u8) -> Option<QEntry> {
         let p = self.queues[q as usize].pop_front();
         if self.queues[q as usize].is_empty() {
             self.nonempty &= !(1 << q);

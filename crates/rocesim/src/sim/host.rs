@@ -4,6 +4,7 @@
 
 use super::Sim;
 use crate::engine::Event;
+use crate::fabric::port::QEntry;
 use crate::nic::transport::{self, Reply};
 use crate::packet::{data_wire, ecn, Packet, PacketKind, ACK_WIRE};
 use crate::units::Time;
@@ -28,7 +29,7 @@ impl Sim {
     }
 
     /// The host port is free: a control packet if one waits, else the next data packet.
-    pub(crate) fn host_dequeue(&mut self, h: u32, p: u32) -> Option<u32> {
+    pub(crate) fn host_dequeue(&mut self, h: u32, p: u32) -> Option<QEntry> {
         let port = &mut self.ports[p as usize];
         let eligible = port.eligible();
         if eligible != 0 {
@@ -39,7 +40,7 @@ impl Sim {
     }
 
     /// Round robin over the host's active QPs for one that may send now.
-    fn nic_next_data(&mut self, h: u32, p: u32) -> Option<u32> {
+    fn nic_next_data(&mut self, h: u32, p: u32) -> Option<QEntry> {
         let now = self.now();
         let host = &mut self.hosts[h as usize];
         let n = host.active.len();
@@ -95,17 +96,15 @@ impl Sim {
                 payload,
                 wire,
                 hash: fl.hash,
-                in_port: p,
                 tc: sq.tc,
-                queue: sq.tc,
-                lossless: false,
                 sent_at: now,
             };
+            let tc = sq.tc;
             if arm {
                 let t = now + fl.rto;
                 self.q.schedule(t, Event::QpTimer(f));
             }
-            return Some(self.arena.alloc(pkt));
+            return Some(QEntry::local(self.arena.alloc(pkt), wire, tc));
         }
         if earliest != Time::NEVER && earliest < host.wake_at {
             host.wake_at = earliest;
@@ -272,15 +271,12 @@ impl Sim {
             payload: 0,
             wire,
             hash: fl.hash.rotate_left(16),
-            in_port: 0,
             tc,
-            queue: tc,
-            lossless: false,
             sent_at: self.now(),
         };
         let id = self.arena.alloc(reply);
         let port = self.hosts[h as usize].port;
-        self.ports[port as usize].enqueue(tc, id);
+        self.ports[port as usize].enqueue(tc, QEntry::local(id, wire, tc));
         self.try_send(port);
     }
 

@@ -141,14 +141,10 @@ impl Sim {
     pub fn run(&mut self, mut progress: impl FnMut(Progress) -> bool) {
         let end = self.end;
         let mut all_done = false;
-        while let Some(t) = self.q.peek_time() {
-            if t > end {
-                break;
-            }
+        while let Some((t, ev)) = self.q.pop_until(end) {
             if !self.warmup_done && t >= self.scenario.sim.warmup {
                 self.open_stats_window();
             }
-            let (_, ev) = self.q.pop().expect("peeked");
             self.events += 1;
             self.dispatch(ev);
             if self.events & 0xFFFF == 0

@@ -64,7 +64,7 @@ impl Sim {
         };
         for port in &self.ports {
             for q in &port.queues {
-                q.iter().for_each(|&id| count(id));
+                q.iter().for_each(|e| count(e.pkt));
             }
         }
         for ch in &self.chans {

@@ -3,6 +3,7 @@
 
 use super::Sim;
 use crate::fabric::mmu::Admit;
+use crate::fabric::port::QEntry;
 use crate::fabric::routing::ecmp_pick;
 
 impl Sim {
@@ -49,10 +50,15 @@ impl Sim {
             }
             Admit::Shared | Admit::Headroom => {}
         }
-        pkt.in_port = in_port;
         pkt.tc = tc;
-        pkt.queue = q;
-        pkt.lossless = lossless;
+        let entry = QEntry {
+            pkt: pkt_id,
+            in_port,
+            in_local: in_local as u16,
+            bytes: size as u16,
+            tc,
+            lossless,
+        };
         let qbytes = sw.mmu.queue_bytes(out_local as usize, q);
         let over = lossless
             && !self.ports[in_port as usize].xoff.held(tc)
@@ -63,34 +69,31 @@ impl Sim {
         if over {
             self.send_xoff(in_port, tc, quanta);
         }
-        self.ports[out as usize].enqueue(q, pkt_id);
+        self.ports[out as usize].enqueue(q, entry);
         self.try_send(out);
     }
 
     /// Pick the next packet of switch `s`'s port `p` and release its buffer.
-    pub(crate) fn switch_dequeue(&mut self, s: u32, p: u32) -> Option<u32> {
+    pub(crate) fn switch_dequeue(&mut self, s: u32, p: u32) -> Option<QEntry> {
         let port = &mut self.ports[p as usize];
         let eligible = port.eligible();
         if eligible == 0 {
             return None;
         }
-        let arena = &self.arena;
         let queues = &port.queues;
         let q = port.sched.pick(eligible, |q| {
-            arena
-                .get(*queues[q as usize].front().expect("eligible"))
-                .wire
+            queues[q as usize].front().map_or(0, |e| e.wire())
         })?;
-        let pkt_id = port.dequeue(q)?;
+        let e = port.dequeue(q)?;
         let out_local = port.local as usize;
-        let pkt = self.arena.get(pkt_id);
-        let (in_port, tc, lossless, size) = (pkt.in_port, pkt.tc, pkt.lossless, pkt.buf_bytes());
-        let in_local = self.ports[in_port as usize].local as usize;
         let mmu = &mut self.switches[s as usize].mmu;
-        mmu.release(in_local, tc, out_local, q, size);
-        if lossless && self.ports[in_port as usize].xoff.held(tc) && mmu.under_xon(in_local, tc) {
-            self.send_xon(in_port, tc);
+        mmu.release(e.in_local as usize, e.tc, out_local, q, e.bytes as u64);
+        if e.lossless
+            && self.ports[e.in_port as usize].xoff.held(e.tc)
+            && mmu.under_xon(e.in_local as usize, e.tc)
+        {
+            self.send_xon(e.in_port, e.tc);
         }
-        Some(pkt_id)
+        Some(e)
     }
 }

@@ -4,6 +4,7 @@
 
 use super::Sim;
 use crate::engine::Event;
+use crate::fabric::link::Loss;
 use crate::packet::PacketKind;
 use crate::topology::NodeRef;
 use rand::RngExt;
@@ -22,20 +23,18 @@ impl Sim {
             self.send_pfc_frame(p);
             return;
         }
-        let pkt = match port.node {
+        let next = match port.node {
             NodeRef::Switch(s) => self.switch_dequeue(s, p),
             NodeRef::Host(h) => self.host_dequeue(h, p),
         };
-        if let Some(pkt) = pkt {
-            self.start_tx(p, pkt);
+        if let Some(e) = next {
+            self.start_tx(p, e.pkt, e.wire(), e.tc);
         }
     }
 
-    /// Serialize `pkt` on port `p` now.
-    fn start_tx(&mut self, p: u32, pkt_id: u32) {
+    /// Serialize packet `pkt_id` (`wire` bytes, priority `tc`) on port `p` now.
+    fn start_tx(&mut self, p: u32, pkt_id: u32, wire: u32, tc: u8) {
         let now = self.now();
-        let pkt = self.arena.get(pkt_id);
-        let (wire, tc, kind) = (pkt.wire, pkt.tc, pkt.kind);
         let port = &mut self.ports[p as usize];
         let ser = port.rate.tx_time(wire as u64);
         port.busy_until = now + ser;
@@ -47,7 +46,11 @@ impl Sim {
         c.tx_bytes += wire as u64;
         let ch = &mut self.chans[p as usize];
         let rng = &mut self.loss_rng;
-        let lost = !ch.up || kind == PacketKind::Data && ch.drops_next(|| rng.random::<f64>());
+        let arena = &self.arena;
+        let lost = !ch.up
+            || ch.loss != Loss::None
+                && arena.get(pkt_id).kind == PacketKind::Data
+                && ch.drops_next(|| rng.random::<f64>());
         if lost {
             self.totals.drops_fault += 1;
             self.drop_packet(pkt_id);
