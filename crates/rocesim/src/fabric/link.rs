@@ -33,6 +33,8 @@ pub struct Channel {
     pub up: bool,
     /// Injected loss.
     pub loss: Loss,
+    /// Frames lost on this channel (link down or injected loss), per priority: (frames, bytes).
+    pub lost: [(u64, u64); 8],
 }
 
 impl Default for Channel {
@@ -41,6 +43,7 @@ impl Default for Channel {
             in_flight: VecDeque::new(),
             up: true,
             loss: Loss::None,
+            lost: [(0, 0); 8],
         }
     }
 }

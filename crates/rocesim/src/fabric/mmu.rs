@@ -23,6 +23,20 @@ pub enum Admit {
     DropLossy,
 }
 
+/// Occupancy of one ingress priority group (kept together: one cache line per access).
+#[derive(Clone, Copy, Debug, Default)]
+struct PgAcct {
+    bytes: u64,
+    hdrm: u64,
+}
+
+/// Occupancy of one egress queue and its peak.
+#[derive(Clone, Copy, Debug, Default)]
+struct QueueAcct {
+    bytes: u64,
+    max: u64,
+}
+
 /// Shared-buffer accounting of one switch.
 #[derive(Clone, Debug)]
 pub struct Mmu {
@@ -40,9 +54,8 @@ pub struct Mmu {
     pub shared_pool: u64,
     /// Headroom of each lossless PG, per local port.
     pub headroom: Vec<u64>,
-    pg_bytes: Vec<u64>,
-    pg_hdrm: Vec<u64>,
-    q_bytes: Vec<u64>,
+    pg: Vec<PgAcct>,
+    q: Vec<QueueAcct>,
     /// Bytes of the shared pool in use.
     pub shared_used: u64,
     /// Headroom bytes in use, all PGs.
@@ -88,9 +101,8 @@ impl Mmu {
             pfc_enable: p.pfc_enable,
             shared_pool: buffer - set_aside,
             headroom,
-            pg_bytes: vec![0; ports * 8],
-            pg_hdrm: vec![0; ports * 8],
-            q_bytes: vec![0; ports * 8],
+            pg: vec![PgAcct::default(); ports * 8],
+            q: vec![QueueAcct::default(); ports * 8],
             shared_used: 0,
             hdrm_used: 0,
         })
@@ -124,16 +136,20 @@ impl Mmu {
 
     /// Bytes an ingress PG holds (reserved + shared + headroom).
     pub fn pg_bytes(&self, port: usize, pg: u8) -> u64 {
-        self.pg_bytes[port * 8 + pg as usize]
+        self.pg[port * 8 + pg as usize].bytes
     }
     /// Headroom bytes an ingress PG holds.
     pub fn pg_headroom(&self, port: usize, pg: u8) -> u64 {
-        self.pg_hdrm[port * 8 + pg as usize]
+        self.pg[port * 8 + pg as usize].hdrm
     }
     /// Bytes queued at an egress queue.
     #[inline]
     pub fn queue_bytes(&self, port: usize, q: u8) -> u64 {
-        self.q_bytes[port * 8 + q as usize]
+        self.q[port * 8 + q as usize].bytes
+    }
+    /// Peak bytes ever queued at an egress queue.
+    pub fn queue_max(&self, port: usize, q: u8) -> u64 {
+        self.q[port * 8 + q as usize].max
     }
 
     /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`).
@@ -147,8 +163,8 @@ impl Mmu {
         lossless: bool,
     ) -> Admit {
         let i = in_port * 8 + pg as usize;
-        let hdrm = self.pg_hdrm[i];
-        let non_hdrm = self.pg_bytes[i] - hdrm;
+        let hdrm = self.pg[i].hdrm;
+        let non_hdrm = self.pg[i].bytes - hdrm;
         let growth = self.shared_part(pg, non_hdrm + size) - self.shared_part(pg, non_hdrm);
         let verdict = if lossless {
             let fits = growth == 0
@@ -167,7 +183,7 @@ impl Mmu {
                 return Admit::DropLossless;
             }
         } else {
-            let qb = self.q_bytes[out_port * 8 + q as usize] + size;
+            let qb = self.q[out_port * 8 + q as usize].bytes + size;
             let limit = match self.mode {
                 BufferMode::Dynamic => self.lossy_reserved + scale(self.free(), self.lossy_th),
                 BufferMode::Static => self.lossy_limit,
@@ -178,35 +194,37 @@ impl Mmu {
             Admit::Shared
         };
         if verdict == Admit::Headroom {
-            self.pg_hdrm[i] += size;
+            self.pg[i].hdrm += size;
             self.hdrm_used += size;
         } else {
             self.shared_used += growth;
         }
-        self.pg_bytes[i] += size;
-        self.q_bytes[out_port * 8 + q as usize] += size;
+        self.pg[i].bytes += size;
+        let qa = &mut self.q[out_port * 8 + q as usize];
+        qa.bytes += size;
+        qa.max = qa.max.max(qa.bytes);
         verdict
     }
 
     /// Release a packet that left its egress queue. Headroom is released first.
     pub fn release(&mut self, in_port: usize, pg: u8, out_port: usize, q: u8, size: u64) {
         let i = in_port * 8 + pg as usize;
-        let h = self.pg_hdrm[i].min(size);
-        self.pg_hdrm[i] -= h;
+        let h = self.pg[i].hdrm.min(size);
+        self.pg[i].hdrm -= h;
         self.hdrm_used -= h;
-        let non_hdrm = self.pg_bytes[i] - self.pg_hdrm[i] - h;
+        let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm - h;
         let rest = size - h;
         let shrink = self.shared_part(pg, non_hdrm) - self.shared_part(pg, non_hdrm - rest);
         self.shared_used -= shrink;
-        self.pg_bytes[i] -= size;
-        self.q_bytes[out_port * 8 + q as usize] -= size;
+        self.pg[i].bytes -= size;
+        self.q[out_port * 8 + q as usize].bytes -= size;
     }
 
     /// Should this lossless PG be in XOFF (pause its upstream)?
     pub fn over_xoff(&self, port: usize, pg: u8) -> bool {
         let i = port * 8 + pg as usize;
-        let non_hdrm = self.pg_bytes[i] - self.pg_hdrm[i];
-        self.pg_hdrm[i] > 0
+        let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm;
+        self.pg[i].hdrm > 0
             || match self.mode {
                 BufferMode::Dynamic => {
                     let s = self.shared_part(pg, non_hdrm);
@@ -219,10 +237,10 @@ impl Mmu {
     /// May this PG, now in XOFF, send XON (resume its upstream)?
     pub fn under_xon(&self, port: usize, pg: u8) -> bool {
         let i = port * 8 + pg as usize;
-        if self.pg_hdrm[i] > 0 {
+        if self.pg[i].hdrm > 0 {
             return false;
         }
-        let non_hdrm = self.pg_bytes[i];
+        let non_hdrm = self.pg[i].bytes;
         match self.mode {
             BufferMode::Dynamic => {
                 self.shared_part(pg, non_hdrm)
@@ -234,8 +252,8 @@ impl Mmu {
 
     /// Sum of shared parts over all PGs (for invariant checks).
     pub fn recount_shared(&self) -> u64 {
-        (0..self.pg_bytes.len())
-            .map(|i| self.shared_part((i % 8) as u8, self.pg_bytes[i] - self.pg_hdrm[i]))
+        (0..self.pg.len())
+            .map(|i| self.shared_part((i % 8) as u8, self.pg[i].bytes - self.pg[i].hdrm))
             .sum()
     }
 }

@@ -4,7 +4,7 @@
 
 use std::collections::VecDeque;
 
-use super::pfc::{EgressPause, XoffState};
+use super::pfc::EgressPause;
 use super::scheduler::Scheduler;
 use crate::topology::NodeRef;
 use crate::units::{Rate, Time};
@@ -74,8 +74,6 @@ pub struct Port {
     pub txdone_pending: bool,
     /// Pause timers of the egress priorities (set by the peer's PFC frames).
     pub pause: EgressPause,
-    /// Priorities for which this port holds its peer paused (ingress XOFF).
-    pub xoff: XoffState,
     /// When the refresh of each held XOFF is due (stale refresh events are ignored).
     pub refresh_at: [Time; 8],
     /// PFC frames waiting to go out ahead of data: bitmask of priorities.
@@ -112,7 +110,6 @@ impl Port {
             busy_until: Time::ZERO,
             txdone_pending: false,
             pause: EgressPause::default(),
-            xoff: XoffState::default(),
             refresh_at: [Time::NEVER; 8],
             pfc_pending: 0,
             pfc_quanta: [0; 8],

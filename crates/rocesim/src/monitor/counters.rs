@@ -1,4 +1,6 @@
-//! Flat counter arrays, indexed by id: no maps, no allocation while running.
+//! Flat counter arrays, indexed by id: no maps, no allocation while running. Received frames
+//! are not counted as they arrive: they are the peer's transmissions less what the channel
+//! lost or still carries, derived when results are made.
 
 /// Counters of one (port, priority).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -7,10 +9,6 @@ pub struct PortPrioCounters {
     pub tx_packets: u64,
     /// Wire bytes sent.
     pub tx_bytes: u64,
-    /// Frames received.
-    pub rx_packets: u64,
-    /// Wire bytes received.
-    pub rx_bytes: u64,
     /// Packets dropped at this port.
     pub drops: u64,
     /// Pause frames (quanta > 0) sent.
@@ -21,8 +19,6 @@ pub struct PortPrioCounters {
     pub paused_ps: u64,
     /// ECN marks.
     pub ecn_marked: u64,
-    /// Peak egress queue, bytes.
-    pub max_queue_bytes: u64,
 }
 
 /// Per-flow accounting, in payload bytes unless noted.

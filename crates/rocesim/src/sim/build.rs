@@ -178,6 +178,7 @@ impl Sim {
             q: EventQueue::new(),
             arena: PacketArena::new(),
             chans: (0..nports).map(|_| Channel::default()).collect(),
+            xoff: vec![Default::default(); nports],
             ports,
             switches,
             hosts,

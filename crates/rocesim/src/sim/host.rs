@@ -157,7 +157,7 @@ impl Sim {
         while prios != 0 {
             let prio = prios.trailing_zeros() as u8;
             prios &= prios - 1;
-            if !self.ports[port as usize].xoff.held(prio) {
+            if !self.xoff[port as usize].held(prio) {
                 self.send_xoff(port, prio, quanta);
             }
         }
@@ -169,7 +169,7 @@ impl Sim {
             return;
         }
         let port = host.port;
-        let mut held = self.ports[port as usize].xoff.mask;
+        let mut held = self.xoff[port as usize].mask;
         while held != 0 {
             let prio = held.trailing_zeros() as u8;
             held &= held - 1;

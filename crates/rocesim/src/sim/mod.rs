@@ -103,6 +103,9 @@ pub struct Sim {
     pub(crate) q: EventQueue,
     pub(crate) arena: PacketArena,
     pub(crate) ports: Vec<Port>,
+    /// Ingress XOFF held per port (priorities for which the port holds its peer paused): a
+    /// flat array so the egress path checks it without touching the ingress port.
+    pub(crate) xoff: Vec<crate::fabric::pfc::XoffState>,
     pub(crate) chans: Vec<Channel>,
     pub(crate) switches: Vec<SwitchState>,
     pub(crate) hosts: Vec<Host>,

@@ -12,8 +12,8 @@ impl Sim {
     /// Port `port`'s ingress priority `prio` crossed XOFF: pause the peer and keep it paused.
     pub(crate) fn send_xoff(&mut self, port: u32, prio: u8, quanta: u16) {
         let now = self.now();
+        self.xoff[port as usize].set(prio);
         let p = &mut self.ports[port as usize];
-        p.xoff.set(prio);
         let t = now + refresh_interval(quanta, p.rate);
         p.refresh_at[prio as usize] = t;
         self.q.schedule(t, Event::PfcRefresh { port, prio });
@@ -22,8 +22,8 @@ impl Sim {
 
     /// Port `port`'s ingress priority `prio` fell below XON: resume the peer.
     pub(crate) fn send_xon(&mut self, port: u32, prio: u8) {
+        self.xoff[port as usize].clear(prio);
         let p = &mut self.ports[port as usize];
-        p.xoff.clear(prio);
         p.refresh_at[prio as usize] = Time::NEVER;
         self.queue_pfc(port, prio, 0);
     }
@@ -100,7 +100,7 @@ impl Sim {
     pub(crate) fn on_pfc_refresh(&mut self, port: u32, prio: u8) {
         let now = self.now();
         let p = &self.ports[port as usize];
-        if p.refresh_at[prio as usize] != now || !p.xoff.held(prio) {
+        if p.refresh_at[prio as usize] != now || !self.xoff[port as usize].held(prio) {
             return;
         }
         let (under_xon, quanta) = match p.node {

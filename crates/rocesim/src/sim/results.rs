@@ -76,6 +76,28 @@ impl Sim {
         v
     }
 
+    /// Frames and wire bytes each (port, priority) received: what the peer sent on the channel
+    /// toward it, less what that channel lost or still carries.
+    fn received(&self) -> Vec<(u64, u64)> {
+        let mut rx = vec![(0u64, 0u64); self.ports.len() * 8];
+        for (p, port) in self.ports.iter().enumerate() {
+            let ch = &self.chans[p];
+            let peer = port.peer as usize;
+            for prio in 0..8 {
+                let c = &self.counters[p * 8 + prio];
+                let (lp, lb) = ch.lost[prio];
+                rx[peer * 8 + prio] = (c.tx_packets - lp, c.tx_bytes - lb);
+            }
+            for &(_, id) in &ch.in_flight {
+                let pkt = self.arena.get(id);
+                let r = &mut rx[peer * 8 + pkt.tc as usize];
+                r.0 -= 1;
+                r.1 -= pkt.wire as u64;
+            }
+        }
+        rx
+    }
+
     /// Everything the run measured. `wall_s` is the wall-clock time the caller measured.
     pub fn results(&self, wall_s: f64) -> RunResults {
         let now = self.now();
@@ -126,15 +148,17 @@ impl Sim {
                 }
             })
             .collect();
+        let rx = self.received();
         let mut ports = Vec::new();
         for (pi, port) in self.ports.iter().enumerate() {
             for prio in 0..8u8 {
                 let c = &self.counters[pi * 8 + prio as usize];
+                let (rx_packets, rx_bytes) = rx[pi * 8 + prio as usize];
                 let mut paused = c.paused_ps;
                 if port.pause.is_paused(prio) {
                     paused += now.saturating_sub(port.pause.since[prio as usize]).ps();
                 }
-                if *c == Default::default() && paused == 0 {
+                if *c == Default::default() && paused == 0 && rx_packets == 0 {
                     continue;
                 }
                 ports.push(PortRow {
@@ -146,14 +170,19 @@ impl Sim {
                     prio,
                     tx_packets: c.tx_packets,
                     tx_bytes: c.tx_bytes,
-                    rx_packets: c.rx_packets,
-                    rx_bytes: c.rx_bytes,
+                    rx_packets,
+                    rx_bytes,
                     drops: c.drops,
                     pause_tx: c.pause_tx,
                     pause_rx: c.pause_rx,
                     paused_ns: paused / 1000,
                     ecn_marked: c.ecn_marked,
-                    max_queue_bytes: c.max_queue_bytes,
+                    max_queue_bytes: match port.node {
+                        NodeRef::Switch(s) => self.switches[s as usize]
+                            .mmu
+                            .queue_max(port.local as usize, prio),
+                        NodeRef::Host(_) => 0,
+                    },
                 });
             }
         }

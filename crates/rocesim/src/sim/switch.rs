@@ -59,13 +59,9 @@ impl Sim {
             tc,
             lossless,
         };
-        let qbytes = sw.mmu.queue_bytes(out_local as usize, q);
-        let over = lossless
-            && !self.ports[in_port as usize].xoff.held(tc)
-            && sw.mmu.over_xoff(in_local, tc);
+        let over =
+            lossless && !self.xoff[in_port as usize].held(tc) && sw.mmu.over_xoff(in_local, tc);
         let quanta = sw.pfc_quanta;
-        let c = &mut self.counters[out as usize * 8 + q as usize];
-        c.max_queue_bytes = c.max_queue_bytes.max(qbytes);
         if over {
             self.send_xoff(in_port, tc, quanta);
         }
@@ -89,7 +85,7 @@ impl Sim {
         let mmu = &mut self.switches[s as usize].mmu;
         mmu.release(e.in_local as usize, e.tc, out_local, q, e.bytes as u64);
         if e.lossless
-            && self.ports[e.in_port as usize].xoff.held(e.tc)
+            && self.xoff[e.in_port as usize].held(e.tc)
             && mmu.under_xon(e.in_local as usize, e.tc)
         {
             self.send_xon(e.in_port, e.tc);

@@ -52,6 +52,9 @@ impl Sim {
                 && arena.get(pkt_id).kind == PacketKind::Data
                 && ch.drops_next(|| rng.random::<f64>());
         if lost {
+            let l = &mut ch.lost[tc as usize];
+            l.0 += 1;
+            l.1 += wire as u64;
             self.totals.drops_fault += 1;
             self.drop_packet(pkt_id);
         } else if ch.push(arrive, pkt_id) {
@@ -95,11 +98,6 @@ impl Sim {
         }
         self.totals.packet_hops += 1;
         let peer = self.ports[p as usize].peer;
-        let tc = self.arena.get(pkt).tc;
-        let wire = self.arena.get(pkt).wire;
-        let c = &mut self.counters[peer as usize * 8 + tc as usize];
-        c.rx_packets += 1;
-        c.rx_bytes += wire as u64;
         match self.ports[peer as usize].node {
             NodeRef::Switch(s) => self.switch_receive(s, peer, pkt),
             NodeRef::Host(h) => self.host_receive(h, pkt),
