@@ -33,8 +33,6 @@ pub struct Channel {
     pub up: bool,
     /// Injected loss.
     pub loss: Loss,
-    /// Frames lost on this channel (link down or injected loss), per priority: (frames, bytes).
-    pub lost: [(u64, u64); 8],
 }
 
 impl Default for Channel {
@@ -43,7 +41,6 @@ impl Default for Channel {
             in_flight: VecDeque::new(),
             up: true,
             loss: Loss::None,
-            lost: [(0, 0); 8],
         }
     }
 }

@@ -9,13 +9,14 @@ use crate::units::{Rate, Time};
 
 /// Pause state of the 8 priorities of one egress port.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct EgressPause {
+    /// Bitmask of paused priorities (first: it is what the transmit path reads).
+    pub mask: u8,
     /// When each priority's pause runs out.
     pub until: [Time; 8],
     /// When each priority's current pause began (valid while paused).
     pub since: [Time; 8],
-    /// Bitmask of paused priorities.
-    pub mask: u8,
 }
 
 impl Default for EgressPause {

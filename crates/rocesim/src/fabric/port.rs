@@ -47,43 +47,45 @@ impl QEntry {
     }
 }
 
-/// One port of a switch or host.
+/// One port of a switch or host. The layout is fixed (`repr(C)`, cache-line aligned) so that
+/// the fields every transmit reads share the first cache line.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Port {
-    /// The node it belongs to.
-    pub node: NodeRef,
-    /// Its index on that node.
-    pub local: u16,
-    /// Global id of the port at the other end of the link.
-    pub peer: u32,
-    /// Index of the link in the topology.
-    pub link: u32,
+    /// The port serializes until this time.
+    pub busy_until: Time,
     /// Line rate.
     pub rate: Rate,
     /// Propagation delay to the peer.
     pub delay: Time,
     /// Delay from receiving a pause frame to honouring it.
     pub pfc_response: Time,
-    /// Egress queues.
-    pub queues: [VecDeque<QEntry>; 8],
+    /// Global id of the port at the other end of the link.
+    pub peer: u32,
+    /// Index of the link in the topology.
+    pub link: u32,
+    /// The node it belongs to.
+    pub node: NodeRef,
+    /// Its index on that node.
+    pub local: u16,
     /// Bitmask of non-empty queues.
     pub nonempty: u8,
-    /// The port serializes until this time.
-    pub busy_until: Time,
     /// A TxDone event is pending.
     pub txdone_pending: bool,
-    /// Pause timers of the egress priorities (set by the peer's PFC frames).
-    pub pause: EgressPause,
-    /// When the refresh of each held XOFF is due (stale refresh events are ignored).
-    pub refresh_at: [Time; 8],
     /// PFC frames waiting to go out ahead of data: bitmask of priorities.
     pub pfc_pending: u8,
-    /// Quanta of each pending PFC frame.
-    pub pfc_quanta: [u16; 8],
-    /// Scheduler over the egress queues.
-    pub sched: Scheduler,
     /// The egress queue that carries each priority (the switch's TC → queue map).
     pub queue_of_prio: [u8; 8],
+    /// Pause timers of the egress priorities (set by the peer's PFC frames).
+    pub pause: EgressPause,
+    /// Scheduler over the egress queues.
+    pub sched: Scheduler,
+    /// Egress queues.
+    pub queues: [VecDeque<QEntry>; 8],
+    /// When the refresh of each held XOFF is due (stale refresh events are ignored).
+    pub refresh_at: [Time; 8],
+    /// Quanta of each pending PFC frame.
+    pub pfc_quanta: [u16; 8],
 }
 
 impl Port {

@@ -9,11 +9,12 @@ pub const DWRR_QUANTUM: i64 = 1024;
 
 /// Scheduler state of one egress port.
 #[derive(Clone, Copy, Debug)]
+#[repr(C)]
 pub struct Scheduler {
     strict: u8,
+    next: u8,
     weight: [u32; 8],
     deficit: [i64; 8],
-    next: u8,
 }
 
 impl Scheduler {

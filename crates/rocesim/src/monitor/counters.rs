@@ -2,13 +2,19 @@
 //! are not counted as they arrive: they are the peer's transmissions less what the channel
 //! lost or still carries, derived when results are made.
 
-/// Counters of one (port, priority).
+/// What one (port, priority) transmitted: updated for every frame, so kept apart from the
+/// rarely touched counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TxCounters {
+    /// Frames sent (not counting PFC frames).
+    pub packets: u64,
+    /// Wire bytes sent.
+    pub bytes: u64,
+}
+
+/// The other counters of one (port, priority).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct PortPrioCounters {
-    /// Frames sent (not counting PFC frames).
-    pub tx_packets: u64,
-    /// Wire bytes sent.
-    pub tx_bytes: u64,
     /// Packets dropped at this port.
     pub drops: u64,
     /// Pause frames (quanta > 0) sent.

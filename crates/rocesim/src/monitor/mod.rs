@@ -2,5 +2,5 @@
 
 pub mod counters;
 pub mod results;
-pub use counters::{FlowCounters, PortPrioCounters};
+pub use counters::{FlowCounters, PortPrioCounters, TxCounters};
 pub use results::*;

@@ -187,6 +187,8 @@ impl Sim {
             next_start: 0,
             routes,
             counters: vec![PortPrioCounters::default(); nports * 8],
+            tx: vec![Default::default(); nports * 8],
+            lost: vec![[(0, 0); 8]; nports],
             pfc_log: Vec::new(),
             totals: Totals::default(),
             throughput: Vec::new(),

@@ -114,6 +114,9 @@ pub struct Sim {
     pub(crate) next_start: usize,
     pub(crate) routes: RoutingTable,
     pub(crate) counters: Vec<PortPrioCounters>,
+    pub(crate) tx: Vec<crate::monitor::TxCounters>,
+    /// Frames lost per channel and priority: (frames, wire bytes).
+    pub(crate) lost: Vec<[(u64, u64); 8]>,
     pub(crate) pfc_log: Vec<PfcLogEntry>,
     pub(crate) totals: Totals,
     pub(crate) scenario: Scenario,

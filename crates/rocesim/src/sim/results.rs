@@ -84,9 +84,9 @@ impl Sim {
             let ch = &self.chans[p];
             let peer = port.peer as usize;
             for prio in 0..8 {
-                let c = &self.counters[p * 8 + prio];
-                let (lp, lb) = ch.lost[prio];
-                rx[peer * 8 + prio] = (c.tx_packets - lp, c.tx_bytes - lb);
+                let c = &self.tx[p * 8 + prio];
+                let (lp, lb) = self.lost[p][prio];
+                rx[peer * 8 + prio] = (c.packets - lp, c.bytes - lb);
             }
             for &(_, id) in &ch.in_flight {
                 let pkt = self.arena.get(id);
@@ -153,12 +153,13 @@ impl Sim {
         for (pi, port) in self.ports.iter().enumerate() {
             for prio in 0..8u8 {
                 let c = &self.counters[pi * 8 + prio as usize];
+                let tx = &self.tx[pi * 8 + prio as usize];
                 let (rx_packets, rx_bytes) = rx[pi * 8 + prio as usize];
                 let mut paused = c.paused_ps;
                 if port.pause.is_paused(prio) {
                     paused += now.saturating_sub(port.pause.since[prio as usize]).ps();
                 }
-                if *c == Default::default() && paused == 0 && rx_packets == 0 {
+                if *c == Default::default() && paused == 0 && rx_packets == 0 && tx.packets == 0 {
                     continue;
                 }
                 ports.push(PortRow {
@@ -168,8 +169,8 @@ impl Sim {
                         .node_name(self.ports[port.peer as usize].node)
                         .to_string(),
                     prio,
-                    tx_packets: c.tx_packets,
-                    tx_bytes: c.tx_bytes,
+                    tx_packets: tx.packets,
+                    tx_bytes: tx.bytes,
                     rx_packets,
                     rx_bytes,
                     drops: c.drops,

@@ -41,9 +41,9 @@ impl Sim {
         let arrive = port.busy_until + port.delay;
         let more = port.nonempty != 0 || port.pfc_pending != 0;
         let is_host = matches!(port.node, NodeRef::Host(_));
-        let c = &mut self.counters[p as usize * 8 + tc as usize];
-        c.tx_packets += 1;
-        c.tx_bytes += wire as u64;
+        let c = &mut self.tx[p as usize * 8 + tc as usize];
+        c.packets += 1;
+        c.bytes += wire as u64;
         let ch = &mut self.chans[p as usize];
         let rng = &mut self.loss_rng;
         let arena = &self.arena;
@@ -52,7 +52,7 @@ impl Sim {
                 && arena.get(pkt_id).kind == PacketKind::Data
                 && ch.drops_next(|| rng.random::<f64>());
         if lost {
-            let l = &mut ch.lost[tc as usize];
+            let l = &mut self.lost[p as usize][tc as usize];
             l.0 += 1;
             l.1 += wire as u64;
             self.totals.drops_fault += 1;
