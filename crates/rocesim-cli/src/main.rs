@@ -1,5 +1,6 @@
 //! `rocesim`: run RoCEv2 datacenter network scenarios from the command line.
 
+mod bench;
 mod progress;
 
 use std::path::{Path, PathBuf};
@@ -44,6 +45,15 @@ enum Cmd {
         #[arg(long = "set", value_name = "KEY=VALUE")]
         set: Vec<String>,
     },
+    /// Run benchmark scenarios (default: every benches/*.toml) and print wall time, peak
+    /// memory, events/s and packet-hops/s (medians).
+    Bench {
+        /// Scenario files; default: benches/*.toml.
+        scenarios: Vec<PathBuf>,
+        /// Runs per scenario.
+        #[arg(long, default_value_t = 3)]
+        repeat: usize,
+    },
     /// Print the topology a scenario builds: nodes, links, and per-port headroom.
     Topo {
         /// The scenario file.
@@ -63,6 +73,7 @@ fn main() -> ExitCode {
             out,
             quiet,
         } => run(&scenario, &set, out, quiet),
+        Cmd::Bench { scenarios, repeat } => bench::bench(scenarios, repeat),
         Cmd::Lint { scenario, set } => match load(&scenario, &set) {
             Ok(sc) => match Sim::new(sc) {
                 Ok(_) => {

@@ -73,7 +73,11 @@ fn snapshot(dir: &Path) -> Vec<(String, String)> {
         let text = std::fs::read_to_string(dir.join(name)).unwrap();
         let text = if name == "summary.json" {
             text.lines()
-                .filter(|l| !l.contains("\"wall_s\"") && !l.contains("\"events_per_s\""))
+                .filter(|l| {
+                    !l.contains("\"wall_s\"")
+                        && !l.contains("\"events_per_s\"")
+                        && !l.contains("\"peak_memory_kb\"")
+                })
                 .collect::<Vec<_>>()
                 .join("\n")
         } else if name == "report.html" {

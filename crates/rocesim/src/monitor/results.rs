@@ -148,6 +148,9 @@ pub struct RunResults {
     pub events: u64,
     /// Packet hops (frames that crossed a link).
     pub packet_hops: u64,
+    /// Peak resident memory of the process, KiB (Linux `VmHWM`; 0 where unknown). Like
+    /// `wall_s`, it varies between identical runs.
+    pub peak_memory_kb: u64,
     /// True when the run was interrupted (Ctrl-C) before its end.
     pub incomplete: bool,
     /// Per flow.

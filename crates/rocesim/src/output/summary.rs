@@ -95,6 +95,7 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
         ("events", Json::U64(results.events)),
         ("events_per_s", Json::F64(events_per_s(results))),
         ("packet_hops", Json::U64(results.packet_hops)),
+        ("peak_memory_kb", Json::U64(results.peak_memory_kb)),
         ("incomplete", Json::Bool(results.incomplete)),
         (
             "flows",

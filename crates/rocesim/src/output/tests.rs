@@ -57,6 +57,7 @@ fn sample() -> RunResults {
         wall_s: 0.5,
         events: 1_000_000,
         packet_hops: 300_000,
+        peak_memory_kb: 0,
         incomplete: false,
         flows,
         ports: vec![

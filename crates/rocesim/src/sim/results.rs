@@ -246,6 +246,7 @@ impl Sim {
             wall_s,
             events: self.events,
             packet_hops: self.totals.packet_hops,
+            peak_memory_kb: peak_memory_kb(),
             incomplete: self.interrupted,
             flows,
             ports,
@@ -262,4 +263,16 @@ impl Sim {
             warnings,
         }
     }
+}
+
+/// Peak resident set size of this process in KiB, from `/proc/self/status` (`VmHWM`), or 0.
+fn peak_memory_kb() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        })
+        .unwrap_or(0)
 }
