@@ -3,8 +3,8 @@
 //! Frame sizes on the wire follow SCENARIO.md: a data frame adds 82 bytes to its payload
 //! (preamble+SFD 8, inter-frame gap 12, Ethernet 14, FCS 4, IPv4 20, UDP 8, BTH 12, ICRC 4),
 //! plus RETH 16 on the first packet of a WRITE. PFC frames are 64 bytes + 20 of preamble and gap.
-
-use crate::units::Time;
+//! A packet is 28 bytes in memory: deep lossless queues hold hundreds of thousands of them, so
+//! every byte is cache.
 
 /// Preamble + SFD and inter-frame gap: on the wire but never buffered.
 pub const WIRE_GAP: u32 = 20;
@@ -55,31 +55,28 @@ pub struct Packet {
     pub ecn: u8,
     /// IP TTL; decremented at every switch, dropped at zero.
     pub ttl: u8,
-    /// Source host id.
-    pub src: u32,
-    /// Destination host id.
+    /// Destination host id. (The source is the flow's: a data packet's sender is its flow's
+    /// source, a control packet's is the flow's destination.)
     pub dst: u32,
     /// Flow (queue pair) id.
     pub flow: u32,
     /// Packet sequence number (data), or the acknowledged PSN (ACK/NAK).
     pub psn: u32,
     /// Payload bytes (0 for control packets).
-    pub payload: u32,
+    pub payload: u16,
     /// Bytes on the wire including preamble and inter-frame gap.
-    pub wire: u32,
+    pub wire: u16,
     /// 5-tuple hash for ECMP.
     pub hash: u32,
     /// Traffic class the last sender (NIC or switch) gave it: its priority on the wire.
     pub tc: u8,
-    /// When the first bit left the sender (for latency).
-    pub sent_at: Time,
 }
 
 impl Packet {
     /// Bytes the packet occupies in a buffer: its frame without preamble and gap.
     #[inline]
     pub fn buf_bytes(&self) -> u64 {
-        (self.wire - WIRE_GAP) as u64
+        (self.wire as u32 - WIRE_GAP) as u64
     }
 }
 
@@ -100,6 +97,6 @@ mod tests {
         assert_eq!(data_wire(1024, false), 1106);
         assert_eq!(data_wire(1000, false), 1082);
         assert_eq!(data_wire(1024, true), 1122);
-        assert!(std::mem::size_of::<Packet>() <= 48);
+        assert!(std::mem::size_of::<Packet>() <= 28);
     }
 }

@@ -89,15 +89,13 @@ impl Sim {
                 dscp: fl.dscp,
                 ecn: ecn::ECT0,
                 ttl: fl.ttl,
-                src: fl.src,
                 dst: fl.dst,
                 flow: f,
                 psn,
-                payload,
-                wire,
+                payload: payload as u16,
+                wire: wire as u16,
                 hash: fl.hash,
                 tc: sq.tc,
-                sent_at: now,
             };
             let tc = sq.tc;
             if arm {
@@ -264,15 +262,13 @@ impl Sim {
             dscp: fl.dscp,
             ecn: ecn::NOT_ECT,
             ttl: fl.ttl,
-            src: h,
-            dst: about.src,
+            dst: fl.src,
             flow: about.flow,
             psn,
             payload: 0,
-            wire,
+            wire: wire as u16,
             hash: fl.hash.rotate_left(16),
             tc,
-            sent_at: self.now(),
         };
         let id = self.arena.alloc(reply);
         let port = self.hosts[h as usize].port;
