@@ -93,7 +93,8 @@ impl Sim {
     pub(crate) fn on_link_arrive(&mut self, p: u32) {
         let ch = &mut self.chans[p as usize];
         let Some((_, pkt)) = ch.pop() else { return };
-        if let Some(t) = ch.head_time() {
+        if let Some(&(t, next)) = ch.in_flight.front() {
+            self.arena.prefetch(next);
             self.q.schedule(t, Event::LinkArrive(p));
         }
         self.totals.packet_hops += 1;
