@@ -33,18 +33,27 @@ impl Bar {
         let bar = self.bar.get_or_insert_with(|| {
             let b = ProgressBar::new(p.end.ns().max(1));
             b.set_style(
-                ProgressStyle::with_template("{bar:30} {msg} ETA {eta}")
+                ProgressStyle::with_template("{bar:30} {msg}")
                     .unwrap_or_else(|_| ProgressStyle::default_bar()),
             );
             b
         });
         bar.set_position(p.now.ns().min(p.end.ns()));
-        let rate = p.events as f64 / elapsed.as_secs_f64().max(1e-9);
+        let secs = elapsed.as_secs_f64().max(1e-9);
+        let rate = p.events as f64 / secs;
+        // ETA from simulated-time progress so far (simulated ns per wall second).
+        let done = p.now.ns().min(p.end.ns()) as f64;
+        let eta = if done > 0.0 {
+            (p.end.ns() as f64 - done) / (done / secs)
+        } else {
+            f64::NAN
+        };
         bar.set_message(format!(
-            "sim {:.3} ms / {:.3} ms, {:.2} M events/s",
+            "sim {:.3} ms / {:.3} ms, {:.2} M events/s, ETA {:.0} s",
             p.now.ns() as f64 * 1e-6,
             p.end.ns() as f64 * 1e-6,
-            rate * 1e-6
+            rate * 1e-6,
+            eta
         ));
     }
 
