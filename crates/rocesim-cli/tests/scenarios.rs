@@ -233,3 +233,27 @@ fn every_shipped_scenario_lints_and_the_small_ones_run() {
     }
     assert!(n >= 9);
 }
+
+/// Golden tables: the incast scenario's flow table and switch port counters. A change in the
+/// model shows here as a reviewed diff (`cargo insta review`), never silently.
+#[test]
+fn golden_incast_tables() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = rocesim(&[
+        "run",
+        "scenarios/incast.toml",
+        "--quiet",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let flows = std::fs::read_to_string(dir.path().join("flows.csv")).unwrap();
+    insta::assert_snapshot!("incast_flows", flows);
+    let ports: String = std::fs::read_to_string(dir.path().join("ports.csv"))
+        .unwrap()
+        .lines()
+        .filter(|l| l.starts_with("node") || l.starts_with("sw0"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    insta::assert_snapshot!("incast_switch_ports", ports);
+}
