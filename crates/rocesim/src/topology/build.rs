@@ -367,48 +367,19 @@ fn leaf_spine(leaves: u32, spines: u32, hpl: u32, host: LinkClass, fabric: LinkC
     b.topo
 }
 
-/// FT(k) in Al-Fares numbering (BENCHMARKS.md "Exact definitions").
+/// k-ary fat-tree (Al-Fares numbering, BENCHMARKS.md): k pods of k/2 edge and k/2 aggregation
+/// switches, (k/2)² cores; aggregation j of a pod connects to cores j·k/2 .. j·k/2 + k/2 − 1.
+/// It is the three-tier Clos below with pods as podsets.
 fn fat_tree(k: u32, oversub: u32, host: LinkClass, fabric: LinkClass) -> Topology {
     let half = k / 2;
-    let edges = k * half; // k pods × k/2 edges
-    let aggs = k * half;
-    let cores = half * half;
-    let mut b = Builder::default();
-    for e in 0..edges {
-        b.switch(format!("edge{e}"), "edge", Some(e / half));
-    }
-    for a in 0..aggs {
-        b.switch(format!("agg{a}"), "agg", Some(a / half));
-    }
-    for c in 0..cores {
-        b.switch(format!("core{c}"), "core", None);
-    }
-    let agg_id = |a: u32| edges + a;
-    let core_id = |c: u32| edges + aggs + c;
-    for e in 0..edges {
-        b.hosts_on(e, oversub * half, Some(e / half), host);
-    }
-    for e in 0..edges {
-        let pod = e / half;
-        for j in 0..half {
-            b.link(
-                NodeRef::Switch(e),
-                NodeRef::Switch(agg_id(pod * half + j)),
-                fabric,
-            );
-        }
-    }
-    for a in 0..aggs {
-        let j = a % half;
-        for m in 0..half {
-            b.link(
-                NodeRef::Switch(agg_id(a)),
-                NodeRef::Switch(core_id(j * half + m)),
-                fabric,
-            );
-        }
-    }
-    b.topo
+    let tiers = Tiers {
+        pods: k,
+        lower: half,
+        middle: half,
+        tops: half * half,
+        hosts: oversub * half,
+    };
+    three_tier(&tiers, ["edge", "agg", "core"], host, fabric)
 }
 
 /// Three-tier Clos with podsets (Guo et al. 2016, Fig. 7).
@@ -421,40 +392,69 @@ fn clos3(
     host: LinkClass,
     fabric: LinkClass,
 ) -> Topology {
-    let tors = podsets * tpp;
-    let leaves = podsets * lpp;
-    let per_leaf = spines / lpp; // spines each leaf position connects to
+    let tiers = Tiers {
+        pods: podsets,
+        lower: tpp,
+        middle: lpp,
+        tops: spines,
+        hosts: hpt,
+    };
+    three_tier(&tiers, ["tor", "leaf", "spine"], host, fabric)
+}
+
+/// Sizes of a three-tier Clos.
+struct Tiers {
+    /// Pods (podsets).
+    pods: u32,
+    /// Lower-tier switches (edge/ToR) per pod.
+    lower: u32,
+    /// Middle-tier switches (aggregation/leaf) per pod.
+    middle: u32,
+    /// Top-tier switches (core/spine), split evenly among the middle positions.
+    tops: u32,
+    /// Hosts per lower-tier switch.
+    hosts: u32,
+}
+
+/// A three-tier Clos: every lower switch links to every middle switch of its pod; middle
+/// switch j of every pod links to tops j·T/M .. (j+1)·T/M − 1. Switches are named
+/// `<role><n>` with the roles given (lower, middle, top), numbered across pods; hosts are
+/// numbered lower switch by lower switch.
+fn three_tier(t: &Tiers, roles: [&str; 3], host: LinkClass, fabric: LinkClass) -> Topology {
+    let lowers = t.pods * t.lower;
+    let middles = t.pods * t.middle;
+    let per_middle = t.tops / t.middle;
     let mut b = Builder::default();
-    for t in 0..tors {
-        b.switch(format!("tor{t}"), "tor", Some(t / tpp));
+    for i in 0..lowers {
+        b.switch(format!("{}{i}", roles[0]), roles[0], Some(i / t.lower));
     }
-    for l in 0..leaves {
-        b.switch(format!("leaf{l}"), "leaf", Some(l / lpp));
+    for i in 0..middles {
+        b.switch(format!("{}{i}", roles[1]), roles[1], Some(i / t.middle));
     }
-    for s in 0..spines {
-        b.switch(format!("spine{s}"), "spine", None);
+    for i in 0..t.tops {
+        b.switch(format!("{}{i}", roles[2]), roles[2], None);
     }
-    let leaf_id = |l: u32| tors + l;
-    let spine_id = |s: u32| tors + leaves + s;
-    for t in 0..tors {
-        b.hosts_on(t, hpt, Some(t / tpp), host);
+    let middle_id = |m: u32| lowers + m;
+    let top_id = |x: u32| lowers + middles + x;
+    for l in 0..lowers {
+        b.hosts_on(l, t.hosts, Some(l / t.lower), host);
     }
-    for t in 0..tors {
-        let p = t / tpp;
-        for j in 0..lpp {
+    for l in 0..lowers {
+        let pod = l / t.lower;
+        for j in 0..t.middle {
             b.link(
-                NodeRef::Switch(t),
-                NodeRef::Switch(leaf_id(p * lpp + j)),
+                NodeRef::Switch(l),
+                NodeRef::Switch(middle_id(pod * t.middle + j)),
                 fabric,
             );
         }
     }
-    for l in 0..leaves {
-        let j = l % lpp;
-        for m in 0..per_leaf {
+    for m in 0..middles {
+        let j = m % t.middle;
+        for x in 0..per_middle {
             b.link(
-                NodeRef::Switch(leaf_id(l)),
-                NodeRef::Switch(spine_id(j * per_leaf + m)),
+                NodeRef::Switch(middle_id(m)),
+                NodeRef::Switch(top_id(j * per_middle + x)),
                 fabric,
             );
         }
