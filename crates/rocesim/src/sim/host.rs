@@ -282,9 +282,16 @@ impl Sim {
         let before = fl.sq.snd_una;
         let done = transport::on_ack(&mut fl.sq, psn, now);
         let acked = (fl.sq.snd_una.saturating_sub(before)) as u64 * fl.sq.mtu as u64;
-        if acked > 0 {
-            fl.sq.cc.on_ack(now, acked);
-        }
+        let info = crate::nic::cc::AckInfo {
+            now,
+            acked_bytes: acked,
+            ack_psn: psn,
+            snd_nxt: fl.sq.next_psn,
+            ecn_echo: false,
+            rtt: None,
+            int: None,
+        };
+        fl.sq.cc.on_ack(&info);
         if done {
             self.finish_flow(f);
         } else if fl.sq.cc.window().is_some() {

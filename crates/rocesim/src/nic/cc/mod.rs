@@ -1,25 +1,103 @@
 //! Congestion control at the reaction point (the sender NIC), one file per algorithm.
 //!
 //! Every algorithm implements [`CongestionControl`], whose methods default to doing nothing;
-//! [`CcState`] dispatches by enum (no trait objects on the per-packet path).
+//! [`CcState`] dispatches by enum (no trait objects on the per-packet path). The world calls
+//! the hooks and honours what the algorithm asks for:
+//! - [`CongestionControl::rate`]: the QP's pacing rate (on-wire bits per second; `None` = line rate);
+//! - [`CongestionControl::window`]: a cap on payload bytes in flight (`None` = no window);
+//! - [`CongestionControl::next_timer`]: when the world must call [`CongestionControl::on_timer`]
+//!   (one pending timer per QP; re-read after every hook call).
 
+pub mod dcqcn;
+pub mod dctcp;
+pub mod hpcc;
 pub mod none;
+pub mod params;
+pub mod rcm;
+pub mod timely;
 
+pub use params::CcParams;
+
+use crate::nic::params::CcKind;
 use crate::units::{Rate, Time};
+
+/// Most switch hops an INT record keeps (HPCC: 5 covers a 3-tier Clos up and down).
+pub const MAX_INT_HOPS: usize = 5;
+
+/// In-band network telemetry one egress port stamps on a packet (HPCC, Li et al. 2019 §3.2).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntHop {
+    /// Egress queue depth when the packet left, bytes.
+    pub qlen: u64,
+    /// Bytes the port has transmitted so far (cumulative, wire bytes).
+    pub tx_bytes: u64,
+    /// When the packet left the port.
+    pub ts: Time,
+    /// The port's line rate.
+    pub rate: Rate,
+}
+
+/// The telemetry a packet collected on its way, echoed back in its ACK.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct IntRecord {
+    /// Hops recorded (at most [`MAX_INT_HOPS`]).
+    pub nhop: u8,
+    /// The hops, in path order.
+    pub hops: [IntHop; MAX_INT_HOPS],
+}
+
+/// What an ACK tells the reaction point.
+#[derive(Clone, Copy, Debug)]
+pub struct AckInfo<'a> {
+    /// Arrival time of the ACK.
+    pub now: Time,
+    /// Payload bytes newly acknowledged by this ACK (0 for a duplicate).
+    pub acked_bytes: u64,
+    /// Every PSN below `ack_psn + 1` is acknowledged.
+    pub ack_psn: u32,
+    /// The next PSN the sender will transmit (snd_nxt), for once-per-RTT updates.
+    pub snd_nxt: u32,
+    /// The acknowledged data packet arrived CE-marked (ECN echo, as DCTCP uses).
+    pub ecn_echo: bool,
+    /// RTT sample: now minus the send time of the acknowledged packet (TIMELY).
+    pub rtt: Option<Time>,
+    /// Telemetry of the acknowledged packet's path (HPCC), if it carried INT.
+    pub int: Option<&'a IntRecord>,
+}
+
+/// Facts about the QP's path that algorithms size themselves by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CcContext {
+    /// The NIC's line rate.
+    pub line_rate: Rate,
+    /// Payload bytes per packet.
+    pub mtu: u32,
+    /// Base RTT of the QP's path (propagation both ways plus one data frame and one ACK
+    /// serialization per hop), or the configured one.
+    pub base_rtt: Time,
+    /// When the QP starts.
+    pub start: Time,
+}
 
 /// The hooks a congestion-control algorithm may use. Defaults are no-ops: line rate, no window.
 pub trait CongestionControl {
-    /// A data packet of `wire` bytes left the NIC.
+    /// A data packet of `wire` bytes left the NIC at `now`.
     fn on_send(&mut self, _now: Time, _wire: u32) {}
-    /// An ACK arrived acknowledging `acked_bytes` more payload.
-    fn on_ack(&mut self, _now: Time, _acked_bytes: u64) {}
+    /// An ACK arrived.
+    fn on_ack(&mut self, _ack: &AckInfo<'_>) {}
     /// A CNP arrived.
     fn on_cnp(&mut self, _now: Time) {}
+    /// The timer asked for by [`CongestionControl::next_timer`] fired.
+    fn on_timer(&mut self, _now: Time) {}
+    /// When `on_timer` must next run, if ever.
+    fn next_timer(&self) -> Option<Time> {
+        None
+    }
     /// Current sending rate, if the algorithm paces (`None` = line rate).
     fn rate(&self) -> Option<Rate> {
         None
     }
-    /// Current window in bytes in flight, if the algorithm has one.
+    /// Current window in payload bytes in flight, if the algorithm has one.
     fn window(&self) -> Option<u64> {
         None
     }
@@ -30,46 +108,78 @@ pub trait CongestionControl {
 pub enum CcState {
     /// No congestion control.
     None(none::NoCc),
+    /// Liu et al. 2015 linear RCM.
+    Rcm(rcm::Rcm),
+    /// DCQCN.
+    Dcqcn(dcqcn::Dcqcn),
+    /// HPCC.
+    Hpcc(hpcc::Hpcc),
+    /// TIMELY.
+    Timely(timely::Timely),
+    /// Rate-based DCTCP.
+    Dctcp(dctcp::Dctcp),
+}
+
+macro_rules! dispatch {
+    ($self:expr, $c:ident => $e:expr) => {
+        match $self {
+            CcState::None($c) => $e,
+            CcState::Rcm($c) => $e,
+            CcState::Dcqcn($c) => $e,
+            CcState::Hpcc($c) => $e,
+            CcState::Timely($c) => $e,
+            CcState::Dctcp($c) => $e,
+        }
+    };
 }
 
 impl CcState {
-    /// Dispatch to the algorithm.
-    #[inline]
-    fn algo(&mut self) -> &mut dyn CongestionControl {
-        match self {
-            CcState::None(c) => c,
+    /// The state of algorithm `kind` for a new QP.
+    pub fn new(kind: CcKind, p: &CcParams, ctx: &CcContext) -> CcState {
+        match kind {
+            CcKind::None => CcState::None(none::NoCc),
+            CcKind::Rcm => CcState::Rcm(rcm::Rcm::new(&p.rcm, ctx)),
+            CcKind::Dcqcn => CcState::Dcqcn(dcqcn::Dcqcn::new(&p.dcqcn, ctx)),
+            CcKind::Hpcc => CcState::Hpcc(hpcc::Hpcc::new(&p.hpcc, ctx)),
+            CcKind::Timely => CcState::Timely(timely::Timely::new(&p.timely, ctx)),
+            CcKind::Dctcp => CcState::Dctcp(dctcp::Dctcp::new(&p.dctcp, ctx)),
         }
     }
     /// See [`CongestionControl::on_send`].
     #[inline]
     pub fn on_send(&mut self, now: Time, wire: u32) {
-        match self {
-            CcState::None(c) => c.on_send(now, wire),
-        }
+        dispatch!(self, c => c.on_send(now, wire))
     }
     /// See [`CongestionControl::on_ack`].
     #[inline]
-    pub fn on_ack(&mut self, now: Time, acked: u64) {
-        match self {
-            CcState::None(c) => c.on_ack(now, acked),
-        }
+    pub fn on_ack(&mut self, ack: &AckInfo<'_>) {
+        dispatch!(self, c => c.on_ack(ack))
     }
     /// See [`CongestionControl::on_cnp`].
     pub fn on_cnp(&mut self, now: Time) {
-        self.algo().on_cnp(now)
+        dispatch!(self, c => c.on_cnp(now))
+    }
+    /// See [`CongestionControl::on_timer`].
+    pub fn on_timer(&mut self, now: Time) {
+        dispatch!(self, c => c.on_timer(now))
+    }
+    /// See [`CongestionControl::next_timer`].
+    #[inline]
+    pub fn next_timer(&self) -> Option<Time> {
+        dispatch!(self, c => c.next_timer())
     }
     /// See [`CongestionControl::rate`].
     #[inline]
     pub fn rate(&self) -> Option<Rate> {
-        match self {
-            CcState::None(c) => c.rate(),
-        }
+        dispatch!(self, c => c.rate())
     }
     /// See [`CongestionControl::window`].
     #[inline]
     pub fn window(&self) -> Option<u64> {
-        match self {
-            CcState::None(c) => c.window(),
-        }
+        dispatch!(self, c => c.window())
+    }
+    /// Does the algorithm need INT stamped on its data packets?
+    pub fn wants_int(&self) -> bool {
+        matches!(self, CcState::Hpcc(_))
     }
 }
