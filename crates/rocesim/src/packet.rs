@@ -3,7 +3,7 @@
 //! Frame sizes on the wire follow SCENARIO.md: a data frame adds 82 bytes to its payload
 //! (preamble+SFD 8, inter-frame gap 12, Ethernet 14, FCS 4, IPv4 20, UDP 8, BTH 12, ICRC 4),
 //! plus RETH 16 on the first packet of a WRITE. PFC frames are 64 bytes + 20 of preamble and gap.
-//! A packet is 28 bytes in memory: deep lossless queues hold hundreds of thousands of them, so
+//! A packet is 32 bytes in memory: deep lossless queues hold hundreds of thousands of them, so
 //! every byte is cache.
 
 /// Preamble + SFD and inter-frame gap: on the wire but never buffered.
@@ -70,6 +70,21 @@ pub struct Packet {
     pub hash: u32,
     /// Traffic class the last sender (NIC or switch) gave it: its priority on the wire.
     pub tc: u8,
+    /// [`flags`] bits.
+    pub flags: u8,
+    /// With [`flags::INT`] or [`flags::INT_ECHO`]: the handle of the packet's INT record.
+    /// Otherwise: the data packet's send time in ns (wrapping), echoed by its ACK for RTT.
+    pub aux: u32,
+}
+
+/// Packet flag bits.
+pub mod flags {
+    /// A data packet collecting INT: switches stamp a hop record at egress (HPCC).
+    pub const INT: u8 = 1;
+    /// An ACK carrying its data packet's INT record back to the sender.
+    pub const INT_ECHO: u8 = 2;
+    /// An ACK echoing a CE mark on the data packet it acknowledges (DCTCP).
+    pub const ECN_ECHO: u8 = 4;
 }
 
 impl Packet {
@@ -97,6 +112,6 @@ mod tests {
         assert_eq!(data_wire(1024, false), 1106);
         assert_eq!(data_wire(1000, false), 1082);
         assert_eq!(data_wire(1024, true), 1122);
-        assert!(std::mem::size_of::<Packet>() <= 28);
+        assert!(std::mem::size_of::<Packet>() <= 32);
     }
 }

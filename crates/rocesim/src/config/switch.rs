@@ -369,12 +369,19 @@ pub fn apply(
                 ),
             },
             "congestion_detection" => {
-                ctx.supported(
+                use crate::fabric::params::Detection;
+                match ctx.supported(
                     v,
                     &k,
-                    &["wred"],
-                    &["rcm_1a_root", "rcm_1a_root_victim", "rcm_1b"],
-                );
+                    &["wred", "rcm_1a_root", "rcm_1a_root_victim", "rcm_1b"],
+                    &[],
+                ) {
+                    Some("wred") => p.detection = Detection::Wred,
+                    Some("rcm_1a_root") => p.detection = Detection::RcmRoot,
+                    Some("rcm_1a_root_victim") => p.detection = Detection::RcmRootVictim,
+                    Some("rcm_1b") => p.detection = Detection::Rcm1b,
+                    _ => {}
+                }
             }
             "scheduler" => {
                 if let Some(entries) =
@@ -706,7 +713,7 @@ mod tests {
     #[test]
     fn unsupported_and_bad_values() {
         let (_, ctx) = base(
-            "[switch]\ncongestion_detection = \"rcm_1b\"\nbuffer_mode = \"dynamc\"\n\
+            "[switch]\ncongestion_detection = \"rcm_2\"\nbuffer_mode = \"dynamc\"\n\
              pfc_enable = [8]\ncable_length = \"5 parsecs\"\npfc_watchdog = { action = \"dorp\", enabled = 1 }\nbufer_size = 1\n",
         );
         let keys: Vec<&str> = ctx.errors.iter().map(|e| e.key.as_str()).collect();
@@ -724,6 +731,6 @@ mod tests {
         assert!(ctx
             .errors
             .iter()
-            .any(|e| e.message.contains("not supported yet")));
+            .any(|e| e.message.contains("did you mean")));
     }
 }

@@ -219,7 +219,7 @@ fn each_error_class_names_its_key() {
         ("switch.ecn.pmax=1.5", "switch.ecn.pmax"),
         ("switch.ecn.kmin=300KB", "switch.ecn.kmin"),
         (
-            "switch.congestion_detection=rcm_1b",
+            "switch.congestion_detection=rcm_2",
             "switch.congestion_detection",
         ),
         ("switch.name.S9.latency=1us", "switch.name.S9"),

@@ -37,6 +37,8 @@ pub enum Event {
     RxDone(u32),
     /// A queue pair's retransmission timer.
     QpTimer(u32),
+    /// A queue pair's congestion-control timer.
+    CcTimer(u32),
     /// The next flow in start order starts.
     FlowStart,
     /// Periodic sampling of throughput and queue depths.

@@ -86,6 +86,27 @@ pub struct EcnParams {
     pub mark_on: MarkOn,
 }
 
+/// How a switch decides that a packet meets congestion and marks it CE.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Detection {
+    /// RED/WRED on the egress queue depth: 0 below Kmin, Pmax·(q − Kmin)/(Kmax − Kmin) between,
+    /// 1 at or above Kmax.
+    Wred,
+    /// Liu et al. 2015 RCM-1a with InfiniBand's definitions: an egress queue at or above Kmin is
+    /// congested; it is a *victim* when its priority was paused within the last
+    /// [`VICTIM_WINDOW`] (the congestion comes from downstream), else a *root*. Packets leaving
+    /// a root are marked.
+    RcmRoot,
+    /// RCM-1a marking at roots and at victims.
+    RcmRootVictim,
+    /// Liu et al. 2015 RCM-1b: a packet leaving an oversubscribed output (more than one frame
+    /// still queued behind it) whose ingress buffer holds at least Kmin bytes is marked.
+    Rcm1b,
+}
+
+/// RCM-1a: a congested queue is a victim if its priority was paused this recently.
+pub const VICTIM_WINDOW: Time = Time::from_us(10);
+
 /// Parameters of one switch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwitchParams {
@@ -114,6 +135,8 @@ pub struct SwitchParams {
     pub pfc_response: Option<Time>,
     /// ECN marking, if any queue marks.
     pub ecn: Option<EcnParams>,
+    /// How congestion is detected for marking (`congestion_detection`).
+    pub detection: Detection,
     /// Forwarding latency added at ingress (0 = store-and-forward only).
     pub latency: Time,
 }
@@ -150,6 +173,7 @@ impl Default for SwitchParams {
             pfc_quanta: 65535,
             pfc_response: None,
             ecn: None,
+            detection: Detection::Wred,
             latency: Time::ZERO,
         }
     }

@@ -25,6 +25,8 @@ pub struct QEntry {
     pub tc: u8,
     /// Charged to its ingress PG as lossless.
     pub lossless: bool,
+    /// A data packet collecting INT (stamp a hop record when it leaves).
+    pub int: bool,
 }
 
 impl QEntry {
@@ -38,6 +40,7 @@ impl QEntry {
             bytes: (wire - crate::packet::WIRE_GAP) as u16,
             tc,
             lossless: false,
+            int: false,
         }
     }
     /// Bytes on the wire.

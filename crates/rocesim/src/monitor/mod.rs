@@ -1,5 +1,6 @@
 //! Measurement: counters, samplers, pause log, results.
 
+pub mod congestion;
 pub mod counters;
 pub mod results;
 pub use counters::{FlowCounters, PortPrioCounters, TxCounters};

@@ -116,6 +116,19 @@ pub struct ThroughputSample {
     pub gbps: f64,
 }
 
+/// A sample of one QP's congestion-control state.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct RateSample {
+    /// When, ns.
+    pub time_ns: u64,
+    /// Flow id.
+    pub flow_id: u32,
+    /// Pacing rate, Gb/s (empty when the algorithm does not pace).
+    pub rate_gbps: Option<f64>,
+    /// Window, payload bytes (0 when the algorithm has none).
+    pub window_bytes: u64,
+}
+
 /// A sample of one egress queue's depth.
 #[derive(Clone, Debug, Serialize, PartialEq)]
 pub struct QueueSample {
@@ -165,6 +178,10 @@ pub struct RunResults {
     pub throughput: Vec<ThroughputSample>,
     /// Queue-depth time series.
     pub queues: Vec<QueueSample>,
+    /// Congestion-control rate and window time series.
+    pub rates: Vec<RateSample>,
+    /// Congestion points: where congestion happened, for how long, and who passed through.
+    pub congestion: Vec<super::congestion::CongestionRecord>,
     /// Lossless drops (headroom or NIC RX buffer exhausted): a misconfiguration signal.
     pub drops_lossless: u64,
     /// Lossy drops (queue limit).

@@ -77,6 +77,14 @@ pub struct NicParams {
     pub pfc_response: Option<Time>,
     /// Receive pipeline.
     pub rx: RxParams,
+    /// Notification point: at most one CNP per QP per this interval (mlx5
+    /// `min_time_between_cnps`).
+    pub min_time_between_cnps: Time,
+    /// Parameters of every congestion-control algorithm (`cc` picks one).
+    pub cc_params: crate::nic::cc::CcParams,
+    /// Base RTT given to congestion control (HPCC's T, TIMELY's minimum RTT); `None` = the
+    /// QP's own path, computed from the topology.
+    pub base_rtt: Option<Time>,
     /// NIC PFC watchdog timeout (`pfc_prevention_tout`); `None` = off. Used by the failures issue.
     pub pfc_prevention_tout: Option<Time>,
 }
@@ -99,6 +107,9 @@ impl Default for NicParams {
             pfc_enable: 1 << 3,
             pfc_quanta: 65535,
             pfc_response: None,
+            min_time_between_cnps: Time::from_us(50),
+            cc_params: Default::default(),
+            base_rtt: None,
             rx: RxParams {
                 rate: None,
                 buffer: Bytes(256_000),

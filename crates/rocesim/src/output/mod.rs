@@ -25,8 +25,8 @@ use crate::monitor::RunResults;
 pub use report::report_html;
 pub use summary::{percentile_nearest_rank, summary_json};
 pub use tables::{
-    write_flows, write_pfc, write_ports, write_queues, write_throughput, FLOWS_HEADER, PFC_HEADER,
-    PORTS_HEADER, QUEUES_HEADER, THROUGHPUT_HEADER,
+    write_flows, write_pfc, write_ports, write_queues, write_rates, write_throughput, FLOWS_HEADER,
+    PFC_HEADER, PORTS_HEADER, QUEUES_HEADER, RATES_HEADER, THROUGHPUT_HEADER,
 };
 pub use terminal::terminal_table;
 
@@ -54,6 +54,7 @@ pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<V
         write_throughput(results, w)
     })?;
     file("timeseries/queues.csv", &|w| write_queues(results, w))?;
+    file("timeseries/rates.csv", &|w| write_rates(results, w))?;
     if report {
         file("report.html", &|w| {
             w.write_all(report_html(results).as_bytes())

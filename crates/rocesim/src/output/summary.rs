@@ -134,6 +134,10 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
                 ("p999", pct(999)),
             ]),
         ),
+        (
+            "congestion",
+            Json::Arr(results.congestion.iter().map(congestion_point).collect()),
+        ),
         ("watchdog", Json::Arr(Vec::new())),
         ("deadlocks", Json::Arr(Vec::new())),
         (
@@ -141,6 +145,23 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
             Json::Arr(results.warnings.iter().cloned().map(Json::Str).collect()),
         ),
         ("pfc_log_truncated", Json::U64(results.pfc_log_truncated)),
+    ])
+}
+
+/// One congestion point of `summary.json`'s `congestion` list.
+fn congestion_point(c: &crate::monitor::congestion::CongestionRecord) -> Json {
+    let names = |v: &[String]| Json::Arr(v.iter().cloned().map(Json::Str).collect());
+    Json::obj(vec![
+        ("node", Json::Str(c.node.clone())),
+        ("port", Json::U64(c.port as u64)),
+        ("peer", Json::Str(c.peer.clone())),
+        ("queue", Json::U64(c.queue as u64)),
+        ("first_ns", Json::U64(c.first_ns)),
+        ("last_ns", Json::U64(c.last_ns)),
+        ("congested_ns", Json::U64(c.congested_ns)),
+        ("marked", Json::U64(c.marked)),
+        ("sources", names(&c.sources)),
+        ("destinations", names(&c.destinations)),
     ])
 }
 

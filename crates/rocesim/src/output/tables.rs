@@ -57,6 +57,9 @@ pub const PFC_HEADER: [&str; 6] = ["time_ns", "node", "port", "prio", "direction
 /// Header of timeseries/throughput.csv.
 pub const THROUGHPUT_HEADER: [&str; 3] = ["time_ns", "flow_id", "gbps"];
 
+/// Header of timeseries/rates.csv.
+pub const RATES_HEADER: [&str; 4] = ["time_ns", "flow_id", "rate_gbps", "window_bytes"];
+
 /// Header of timeseries/queues.csv.
 pub const QUEUES_HEADER: [&str; 5] = ["time_ns", "node", "port", "queue", "bytes"];
 
@@ -156,6 +159,21 @@ pub fn write_throughput<W: io::Write>(results: &RunResults, w: W) -> io::Result<
     out.write_record(THROUGHPUT_HEADER)?;
     for s in &results.throughput {
         out.write_record([s.time_ns.to_string(), s.flow_id.to_string(), fixed(s.gbps)])?;
+    }
+    out.flush()
+}
+
+/// Writes timeseries/rates.csv: each QP's congestion-control rate and window over time.
+pub fn write_rates<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(RATES_HEADER)?;
+    for s in &results.rates {
+        out.write_record([
+            s.time_ns.to_string(),
+            s.flow_id.to_string(),
+            s.rate_gbps.map(fixed).unwrap_or_default(),
+            s.window_bytes.to_string(),
+        ])?;
     }
     out.flush()
 }

@@ -125,6 +125,8 @@ fn sample() -> RunResults {
                 bytes: k * 1000,
             })
             .collect(),
+        rates: Vec::new(),
+        congestion: Vec::new(),
         drops_lossless: 0,
         drops_lossy: 11,
         drops_ttl: 1,
@@ -161,6 +163,7 @@ fn writes_every_file_with_headers() {
             "pfc.csv",
             "timeseries/throughput.csv",
             "timeseries/queues.csv",
+            "timeseries/rates.csv",
             "report.html"
         ]
     );

@@ -13,7 +13,7 @@ use crate::fabric::port::Port;
 use crate::fabric::routing::{flow_hash, GraphNode, RoutingTable};
 use crate::fabric::scheduler::Scheduler;
 use crate::monitor::{FlowCounters, PortPrioCounters};
-use crate::nic::cc::{none::NoCc, CcState};
+use crate::nic::cc::{none::NoCc, CcContext, CcState};
 use crate::nic::host::Host;
 use crate::nic::qp::{RecvQp, SendQp};
 use crate::nic::rx_pipeline::RxPipeline;
@@ -123,6 +123,9 @@ impl Sim {
                 tc_to_queue: p.tc_to_queue,
                 pfc_enable: p.pfc_enable,
                 pfc_quanta: p.pfc_quanta,
+                ecn: p.ecn,
+                detection: p.detection,
+                rng: stream(scenario.sim.seed, StreamKind::Switch, s as u64),
             });
         }
         if !errors.is_empty() {
@@ -203,10 +206,51 @@ impl Sim {
             interrupted: false,
             warmup_done: false,
             loss_rng: stream(scenario.sim.seed, StreamKind::Fault, 0),
+            ints: Vec::new(),
+            int_free: Vec::new(),
+            cps: if scenario.switches.iter().any(|s| s.ecn.is_some()) {
+                vec![Default::default(); nports * 8]
+            } else {
+                Vec::new()
+            },
+            rate_samples: Vec::new(),
             scenario,
         };
+        sim.init_congestion_control();
         sim.schedule_initial();
         Ok(sim)
+    }
+
+    /// Give every QP its congestion-control state, sized by its path's base RTT.
+    fn init_congestion_control(&mut self) {
+        for f in 0..self.flows.len() {
+            let (src, dst, start) = (self.flows[f].src, self.flows[f].dst, self.flows[f].start);
+            let nic = &self.scenario.nics[src as usize];
+            let line_rate = self.ports[self.hosts[src as usize].port as usize].rate;
+            let base_rtt = nic
+                .base_rtt
+                .unwrap_or_else(|| self.base_rtt(src, dst, nic.mtu));
+            let ctx = CcContext {
+                line_rate,
+                mtu: nic.mtu,
+                base_rtt,
+                start,
+            };
+            let cc = CcState::new(nic.cc, &nic.cc_params, &ctx);
+            let fl = &mut self.flows[f];
+            fl.wants_int = cc.wants_int();
+            fl.sq.cc = cc;
+        }
+    }
+
+    /// Base RTT of the path from `src` to `dst`: propagation both ways plus one data frame of
+    /// `mtu` payload and one ACK serialized at every hop.
+    pub(crate) fn base_rtt(&self, src: u32, dst: u32, mtu: u32) -> Time {
+        let frame = (mtu + DATA_OVERHEAD) as u64;
+        self.path(src, dst)
+            .iter()
+            .map(|&(r, d)| d + d + r.tx_time(frame) + r.tx_time(crate::packet::ACK_WIRE as u64))
+            .fold(Time::ZERO, |a, b| a + b)
     }
 
     fn schedule_initial(&mut self) {
@@ -283,5 +327,13 @@ fn flow_state(sc: &Scenario, f: &crate::traffic::FlowSpec) -> FlowState {
         ack_every: sc.nics[f.dst as usize].ack_every,
         rto: nic.rto,
         ttl: nic.ttl,
+        cc_timer_at: Time::NEVER,
+        wants_int: false,
+        last_cnp: None,
+        cnp_dscp: sc.nics[f.dst as usize].cnp_dscp,
+        cnp_tc: sc.nics[f.dst as usize].dscp_to_tc
+            [(sc.nics[f.dst as usize].cnp_dscp & 63) as usize],
+        cnp_gap: sc.nics[f.dst as usize].min_time_between_cnps,
+        last_cps: [u32::MAX; 4],
     }
 }

@@ -5,8 +5,9 @@
 use super::Sim;
 use crate::engine::Event;
 use crate::fabric::port::QEntry;
+use crate::nic::cc::AckInfo;
 use crate::nic::transport::{self, Reply};
-use crate::packet::{data_wire, ecn, Packet, PacketKind, ACK_WIRE};
+use crate::packet::{data_wire, ecn, flags, Packet, PacketKind, ACK_WIRE};
 use crate::units::Time;
 
 impl Sim {
@@ -84,7 +85,8 @@ impl Sim {
             }
             let arm = !sq.timer_pending;
             sq.timer_pending = true;
-            let pkt = Packet {
+            let wants_int = fl.wants_int;
+            let mut pkt = Packet {
                 kind: PacketKind::Data,
                 dscp: fl.dscp,
                 ecn: ecn::ECT0,
@@ -96,12 +98,19 @@ impl Sim {
                 wire: wire as u16,
                 hash: fl.hash,
                 tc: sq.tc,
+                flags: 0,
+                aux: now.ns() as u32,
             };
             let tc = sq.tc;
             if arm {
                 let t = now + fl.rto;
                 self.q.schedule(t, Event::QpTimer(f));
             }
+            if wants_int {
+                pkt.flags = flags::INT;
+                pkt.aux = self.int_alloc();
+            }
+            self.arm_cc_timer(f);
             return Some(QEntry::local(self.arena.alloc(pkt), wire, tc));
         }
         if earliest != Time::NEVER && earliest < host.wake_at {
@@ -206,20 +215,16 @@ impl Sim {
         self.arena.free(pkt_id);
         match pkt.kind {
             PacketKind::Data => self.responder_data(h, &pkt),
-            PacketKind::Ack => self.requester_ack(pkt.flow, pkt.psn),
+            PacketKind::Ack => self.requester_ack(&pkt),
             PacketKind::Nak => self.requester_nak(pkt.flow, pkt.psn),
-            PacketKind::Cnp => {
-                let now = self.now();
-                let fl = &mut self.flows[pkt.flow as usize];
-                fl.c.cnp_rx += 1;
-                fl.sq.cc.on_cnp(now);
-            }
+            PacketKind::Cnp => self.requester_cnp(pkt.flow),
         }
     }
 
     fn responder_data(&mut self, h: u32, pkt: &Packet) {
         let fl = &mut self.flows[pkt.flow as usize];
-        if pkt.ecn == ecn::CE {
+        let ce = pkt.ecn == ecn::CE;
+        if ce {
             fl.c.ecn_marked += 1;
         }
         let v = transport::on_data(
@@ -238,37 +243,64 @@ impl Sim {
         } else {
             fl.c.discarded += pkt.payload as u64;
         }
+        let (dscp, tc) = (fl.dscp, fl.sq.tc);
+        if ce {
+            self.np_congestion(h, pkt.flow);
+        }
+        let has_int = pkt.flags & flags::INT != 0;
         let (kind, psn) = match v.reply {
-            Reply::None => return,
             Reply::Ack(p) => (PacketKind::Ack, p),
             Reply::Nak(p) => (PacketKind::Nak, p),
+            Reply::None => {
+                if has_int {
+                    self.int_free(pkt.aux);
+                }
+                return;
+            }
         };
-        self.send_control(h, pkt, kind, psn, ACK_WIRE);
+        // The ACK echoes the CE mark and carries the data packet's INT record or send time.
+        let mut fl_bits = if ce { flags::ECN_ECHO } else { 0 };
+        let mut aux = pkt.aux;
+        if has_int {
+            if kind == PacketKind::Ack {
+                fl_bits |= flags::INT_ECHO;
+            } else {
+                self.int_free(pkt.aux);
+                aux = 0;
+            }
+        }
+        self.send_control(h, pkt.flow, kind, psn, ACK_WIRE, dscp, tc, fl_bits, aux);
     }
 
-    /// Queue a control packet from host `h` back to the sender of `about`.
+    /// Queue a control packet from host `h` (the flow's receiver) to flow `f`'s sender.
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn send_control(
         &mut self,
         h: u32,
-        about: &Packet,
+        f: u32,
         kind: PacketKind,
         psn: u32,
         wire: u32,
+        dscp: u8,
+        tc: u8,
+        flag_bits: u8,
+        aux: u32,
     ) {
-        let fl = &self.flows[about.flow as usize];
-        let tc = fl.sq.tc;
+        let fl = &self.flows[f as usize];
         let reply = Packet {
             kind,
-            dscp: fl.dscp,
+            dscp,
             ecn: ecn::NOT_ECT,
             ttl: fl.ttl,
             dst: fl.src,
-            flow: about.flow,
+            flow: f,
             psn,
             payload: 0,
             wire: wire as u16,
             hash: fl.hash.rotate_left(16),
             tc,
+            flags: flag_bits,
+            aux,
         };
         let id = self.arena.alloc(reply);
         let port = self.hosts[h as usize].port;
@@ -276,26 +308,38 @@ impl Sim {
         self.try_send(port);
     }
 
-    fn requester_ack(&mut self, f: u32, psn: u32) {
+    fn requester_ack(&mut self, ack: &Packet) {
         let now = self.now();
+        let f = ack.flow;
+        let int = if ack.flags & flags::INT_ECHO != 0 {
+            let rec = self.ints[ack.aux as usize];
+            self.int_free(ack.aux);
+            Some(rec)
+        } else {
+            None
+        };
         let fl = &mut self.flows[f as usize];
         let before = fl.sq.snd_una;
-        let done = transport::on_ack(&mut fl.sq, psn, now);
+        let done = transport::on_ack(&mut fl.sq, ack.psn, now);
         let acked = (fl.sq.snd_una.saturating_sub(before)) as u64 * fl.sq.mtu as u64;
-        let info = crate::nic::cc::AckInfo {
+        let rtt =
+            (int.is_none()).then(|| Time::from_ns((now.ns() as u32).wrapping_sub(ack.aux) as u64));
+        let info = AckInfo {
             now,
             acked_bytes: acked,
-            ack_psn: psn,
+            ack_psn: ack.psn,
             snd_nxt: fl.sq.next_psn,
-            ecn_echo: false,
-            rtt: None,
-            int: None,
+            ecn_echo: ack.flags & flags::ECN_ECHO != 0,
+            rtt,
+            int: int.as_ref(),
         };
         fl.sq.cc.on_ack(&info);
+        let windowed = fl.sq.cc.window().is_some();
+        let port = self.hosts[fl.src as usize].port;
+        self.arm_cc_timer(f);
         if done {
             self.finish_flow(f);
-        } else if fl.sq.cc.window().is_some() {
-            let port = self.hosts[fl.src as usize].port;
+        } else if windowed {
             self.try_send(port);
         }
     }

@@ -4,6 +4,8 @@
 //! `switch` (ingress, MMU, PFC, forwarding), back to `tx`, and `host` again (receive, ACK).
 
 mod build;
+mod cc;
+mod ecn;
 mod faults;
 mod host;
 mod pfc;
@@ -46,6 +48,12 @@ pub(crate) struct SwitchState {
     pub pfc_enable: u8,
     /// Quanta of its pause frames.
     pub pfc_quanta: u16,
+    /// ECN marking, if configured.
+    pub ecn: Option<crate::fabric::params::EcnParams>,
+    /// How congestion is detected.
+    pub detection: crate::fabric::params::Detection,
+    /// The switch's random stream (RED marking).
+    pub rng: crate::engine::rng::SimRng,
 }
 
 /// A flow: both ends of its queue pair and its counters.
@@ -62,6 +70,18 @@ pub(crate) struct FlowState {
     pub ack_every: u32,
     pub rto: Time,
     pub ttl: u8,
+    /// When the pending congestion-control timer fires (`NEVER` = none pending).
+    pub cc_timer_at: Time,
+    /// The sender's data packets collect INT.
+    pub wants_int: bool,
+    /// Notification point: when the receiver last sent this QP a CNP.
+    pub last_cnp: Option<Time>,
+    /// Notification point: DSCP and TC of CNPs, minimum gap between them.
+    pub cnp_dscp: u8,
+    pub cnp_tc: u8,
+    pub cnp_gap: Time,
+    /// The last congestion points this flow was recorded at (congestion statistics).
+    pub last_cps: [u32; 4],
 }
 
 /// One entry of the pause log (names are resolved when results are made).
@@ -132,6 +152,13 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) loss_rng: crate::engine::rng::SimRng,
+    /// INT records of packets in flight (HPCC), by handle.
+    pub(crate) ints: Vec<crate::nic::cc::IntRecord>,
+    pub(crate) int_free: Vec<u32>,
+    /// Congestion statistics per (port, queue), when any switch marks.
+    pub(crate) cps: Vec<crate::monitor::congestion::CongestionPoint>,
+    /// Rate samples (time, flow, rate, window).
+    pub(crate) rate_samples: Vec<(Time, u32, f64, u64)>,
 }
 
 impl Sim {
@@ -189,6 +216,7 @@ impl Sim {
             Event::NicWake(h) => self.on_nic_wake(h),
             Event::RxDone(h) => self.on_rx_done(h),
             Event::QpTimer(f) => self.on_qp_timer(f),
+            Event::CcTimer(f) => self.on_cc_timer(f),
             Event::FlowStart => self.on_flow_start(),
             Event::Sample => self.on_sample(),
             Event::Fault { index, start } => self.on_fault(index, start),

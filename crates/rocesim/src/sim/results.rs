@@ -1,7 +1,10 @@
 //! Turning the world's counters into [`RunResults`].
 
 use super::Sim;
-use crate::monitor::{FlowResult, PfcRecord, PortRow, QueueSample, RunResults, ThroughputSample};
+use crate::monitor::congestion::CongestionRecord;
+use crate::monitor::{
+    FlowResult, PfcRecord, PortRow, QueueSample, RateSample, RunResults, ThroughputSample,
+};
 use crate::packet::{data_wire, PacketKind, ACK_WIRE};
 use crate::topology::NodeRef;
 use crate::units::{Rate, Time};
@@ -96,6 +99,42 @@ impl Sim {
             }
         }
         rx
+    }
+
+    /// Every queue that was ever congested, in port order.
+    fn congestion_records(&self, now: Time) -> Vec<CongestionRecord> {
+        let mut out = Vec::new();
+        for (i, cp) in self.cps.iter().enumerate() {
+            let Some(first) = cp.first else { continue };
+            let (ps, last) = cp.congested_until(now);
+            let port = &self.ports[i / 8];
+            let mut flows = cp.flows.clone();
+            flows.sort_unstable();
+            flows.dedup();
+            let names = |hosts: Vec<u32>| -> Vec<String> {
+                let mut h = hosts;
+                h.sort_unstable();
+                h.dedup();
+                h.iter()
+                    .map(|&x| self.scenario.topology.hosts[x as usize].name.clone())
+                    .collect()
+            };
+            out.push(CongestionRecord {
+                node: self.node_name(port.node).to_string(),
+                port: port.local as u32,
+                peer: self
+                    .node_name(self.ports[port.peer as usize].node)
+                    .to_string(),
+                queue: (i % 8) as u8,
+                first_ns: first.ns(),
+                last_ns: last.ns(),
+                congested_ns: ps / 1000,
+                marked: cp.marked,
+                sources: names(flows.iter().map(|&f| self.flows[f as usize].src).collect()),
+                destinations: names(flows.iter().map(|&f| self.flows[f as usize].dst).collect()),
+            });
+        }
+        out
     }
 
     /// Everything the run measured. `wall_s` is the wall-clock time the caller measured.
@@ -225,6 +264,17 @@ impl Sim {
                 }
             })
             .collect();
+        let rates = self
+            .rate_samples
+            .iter()
+            .map(|&(t, flow_id, g, window_bytes)| RateSample {
+                time_ns: t.ns(),
+                flow_id,
+                rate_gbps: (!g.is_nan()).then_some(g),
+                window_bytes,
+            })
+            .collect();
+        let congestion = self.congestion_records(now);
         let mut warnings = Vec::new();
         if self.totals.drops_lossless > 0 {
             warnings.push(format!(
@@ -254,6 +304,8 @@ impl Sim {
             pfc_log_truncated: self.totals.pfc_log_truncated,
             throughput,
             queues,
+            rates,
+            congestion,
             drops_lossless: self.totals.drops_lossless,
             drops_lossy: self.totals.drops_lossy,
             drops_ttl: self.totals.drops_ttl,

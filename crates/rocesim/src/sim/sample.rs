@@ -40,6 +40,12 @@ impl Sim {
                 let bytes = f.c.delivered.saturating_sub(f.c.delivered_at_sample);
                 let gbps = bytes as f64 * 8.0 / (dt.ps() as f64 * 1e-12) * 1e-9;
                 self.throughput.push((now, i as u32, gbps));
+                let (rate, window) = (f.sq.cc.rate(), f.sq.cc.window());
+                if rate.is_some() || window.is_some() {
+                    let gbps = rate.map_or(f64::NAN, |r| r.gbps_f64());
+                    self.rate_samples
+                        .push((now, i as u32, gbps, window.unwrap_or(0)));
+                }
             }
             f.c.delivered_at_sample = f.c.delivered;
         }

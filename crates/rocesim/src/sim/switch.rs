@@ -58,6 +58,7 @@ impl Sim {
             bytes: size as u16,
             tc,
             lossless,
+            int: pkt.flags & crate::packet::flags::INT != 0,
         };
         let over =
             lossless && !self.xoff[in_port as usize].held(tc) && sw.mmu.over_xoff(in_local, tc);
@@ -66,6 +67,12 @@ impl Sim {
             self.send_xoff(in_port, tc, quanta);
         }
         self.ports[out as usize].enqueue(q, entry);
+        if let Some(e) = self.marks(s, q) {
+            let depth = self.switches[s as usize]
+                .mmu
+                .queue_bytes(out_local as usize, q);
+            self.ecn_on_enqueue(s, out, q, &e, pkt_id, size, depth);
+        }
         self.try_send(out);
     }
 
@@ -89,6 +96,20 @@ impl Sim {
             && mmu.under_xon(e.in_local as usize, e.tc)
         {
             self.send_xon(e.in_port, e.tc);
+        }
+        if let Some(ecn) = self.marks(s, q) {
+            let depth = self.switches[s as usize].mmu.queue_bytes(out_local, q);
+            self.ecn_on_dequeue(s, p, q, &ecn, &e, depth);
+        }
+        if e.int {
+            let depth = self.switches[s as usize].mmu.queue_bytes(out_local, q);
+            let sent: u64 = self.tx[p as usize * 8..p as usize * 8 + 8]
+                .iter()
+                .map(|c| c.bytes)
+                .sum();
+            let h = self.arena.get(e.pkt).aux;
+            let rate = self.ports[p as usize].rate;
+            self.int_stamp(h, depth, sent + e.wire() as u64, rate);
         }
         Some(e)
     }

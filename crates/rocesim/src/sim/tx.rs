@@ -107,9 +107,12 @@ impl Sim {
 
     /// Account a dropped packet to its flow and release it.
     pub(crate) fn drop_packet(&mut self, pkt_id: u32) {
-        let pkt = self.arena.get(pkt_id);
+        let pkt = *self.arena.get(pkt_id);
         if pkt.kind == PacketKind::Data {
             self.flows[pkt.flow as usize].c.dropped += pkt.payload as u64;
+        }
+        if pkt.flags & (crate::packet::flags::INT | crate::packet::flags::INT_ECHO) != 0 {
+            self.int_free(pkt.aux);
         }
         self.arena.free(pkt_id);
     }

@@ -1,0 +1,139 @@
+//! The congestion point at a switch egress: RED/WRED marking on queue depth, or Liu et al.'s
+//! RCM detection (1a root/victim, 1b), and the congestion statistics of each marking queue.
+
+use rand::RngExt;
+
+use super::Sim;
+use crate::fabric::params::{Detection, EcnParams, MarkOn, VICTIM_WINDOW};
+use crate::fabric::port::QEntry;
+use crate::packet::ecn;
+
+/// RED marking probability at depth `q` (bytes): 0 below Kmin, Pmax·(q − Kmin)/(Kmax − Kmin)
+/// between, 1 at or above Kmax.
+pub fn red_probability(e: &EcnParams, q: u64) -> f64 {
+    if q < e.kmin.0 {
+        0.0
+    } else if q >= e.kmax.0 {
+        1.0
+    } else {
+        e.pmax * (q - e.kmin.0) as f64 / (e.kmax.0 - e.kmin.0) as f64
+    }
+}
+
+impl Sim {
+    /// Does switch `s` mark queue `q`? (Cheap test on the hot path.)
+    #[inline]
+    pub(crate) fn marks(&self, s: u32, q: u8) -> Option<EcnParams> {
+        self.switches[s as usize]
+            .ecn
+            .filter(|e| e.queues & (1 << q) != 0)
+    }
+
+    /// A packet joined egress queue `q` of switch `s`'s port `out` (depth now `depth` bytes,
+    /// this packet's `size` included).
+    pub(crate) fn ecn_on_enqueue(
+        &mut self,
+        s: u32,
+        out: u32,
+        q: u8,
+        e: &EcnParams,
+        pkt_id: u32,
+        size: u64,
+        depth: u64,
+    ) {
+        let now = self.now();
+        let cp = out as usize * 8 + q as usize;
+        self.cps[cp].update(depth >= e.kmin.0, now);
+        let sw = &mut self.switches[s as usize];
+        if sw.detection != Detection::Wred || e.mark_on != MarkOn::Enqueue {
+            return;
+        }
+        let p = red_probability(e, depth - size);
+        if p > 0.0 && (p >= 1.0 || sw.rng.random::<f64>() < p) {
+            self.mark(out, q, pkt_id);
+        }
+    }
+
+    /// Entry `en` left egress queue `q` of switch `s`'s port `out`; `depth` bytes remain.
+    pub(crate) fn ecn_on_dequeue(
+        &mut self,
+        s: u32,
+        out: u32,
+        q: u8,
+        e: &EcnParams,
+        en: &QEntry,
+        depth: u64,
+    ) {
+        let now = self.now();
+        let cp = out as usize * 8 + q as usize;
+        self.cps[cp].update(depth >= e.kmin.0, now);
+        let before = depth + en.bytes as u64;
+        let sw = &mut self.switches[s as usize];
+        let mark = match sw.detection {
+            Detection::Wred => {
+                if e.mark_on != MarkOn::Dequeue {
+                    return;
+                }
+                let p = red_probability(e, depth);
+                p > 0.0 && (p >= 1.0 || sw.rng.random::<f64>() < p)
+            }
+            Detection::RcmRoot | Detection::RcmRootVictim => {
+                if before < e.kmin.0 {
+                    return;
+                }
+                let pause = &self.ports[out as usize].pause;
+                let victim = pause.is_paused(en.tc)
+                    || now.saturating_sub(pause.until[en.tc as usize]) < VICTIM_WINDOW;
+                !victim || sw.detection == Detection::RcmRootVictim
+            }
+            Detection::Rcm1b => {
+                let frame = en.bytes as u64;
+                depth >= frame && sw.mmu.pg_bytes(en.in_local as usize, en.tc) >= e.kmin.0
+            }
+        };
+        if mark {
+            self.mark(out, q, en.pkt);
+        }
+    }
+
+    fn mark(&mut self, out: u32, q: u8, pkt_id: u32) {
+        let pkt = self.arena.get_mut(pkt_id);
+        if pkt.ecn == ecn::NOT_ECT {
+            return;
+        }
+        pkt.ecn = ecn::CE;
+        let flow = pkt.flow;
+        self.counters[out as usize * 8 + q as usize].ecn_marked += 1;
+        self.totals.ecn_marked += 1;
+        let cp_id = out * 8 + q as u32;
+        let cp = &mut self.cps[cp_id as usize];
+        cp.marked += 1;
+        let f = &mut self.flows[flow as usize];
+        if !f.last_cps.contains(&cp_id) {
+            f.last_cps.rotate_right(1);
+            f.last_cps[0] = cp_id;
+            cp.flows.push(flow);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::units::Bytes;
+
+    #[test]
+    fn red_curve_is_piecewise_linear() {
+        let e = EcnParams {
+            queues: 8,
+            kmin: Bytes(5_000),
+            kmax: Bytes(200_000),
+            pmax: 0.01,
+            mark_on: MarkOn::Enqueue,
+        };
+        assert_eq!(red_probability(&e, 4_999), 0.0);
+        assert_eq!(red_probability(&e, 5_000), 0.0);
+        assert!((red_probability(&e, 102_500) - 0.005).abs() < 1e-12);
+        assert_eq!(red_probability(&e, 200_000), 1.0);
+    }
+}
