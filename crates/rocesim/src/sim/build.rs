@@ -329,7 +329,7 @@ fn flow_state(sc: &Scenario, f: &crate::traffic::FlowSpec) -> FlowState {
         ttl: nic.ttl,
         cc_timer_at: Time::NEVER,
         wants_int: false,
-        last_cnp: None,
+        cnp_window_end: Time::ZERO,
         cnp_dscp: sc.nics[f.dst as usize].cnp_dscp,
         cnp_tc: sc.nics[f.dst as usize].dscp_to_tc
             [(sc.nics[f.dst as usize].cnp_dscp & 63) as usize],

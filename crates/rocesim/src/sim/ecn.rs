@@ -20,6 +20,14 @@ pub fn red_probability(e: &EcnParams, q: u64) -> f64 {
     }
 }
 
+/// The RED decision for one packet at depth `q`: mark with [`red_probability`], drawing from
+/// `rng` only when the probability is strictly between 0 and 1.
+#[inline]
+pub fn red_decide(e: &EcnParams, q: u64, rng: &mut crate::engine::rng::SimRng) -> bool {
+    let p = red_probability(e, q);
+    p > 0.0 && (p >= 1.0 || rng.random::<f64>() < p)
+}
+
 impl Sim {
     /// Does switch `s` mark queue `q`? (Cheap test on the hot path.)
     #[inline]
@@ -31,6 +39,7 @@ impl Sim {
 
     /// A packet joined egress queue `q` of switch `s`'s port `out` (depth now `depth` bytes,
     /// this packet's `size` included).
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn ecn_on_enqueue(
         &mut self,
         s: u32,
@@ -48,8 +57,7 @@ impl Sim {
         if sw.detection != Detection::Wred || e.mark_on != MarkOn::Enqueue {
             return;
         }
-        let p = red_probability(e, depth - size);
-        if p > 0.0 && (p >= 1.0 || sw.rng.random::<f64>() < p) {
+        if red_decide(e, depth - size, &mut sw.rng) {
             self.mark(out, q, pkt_id);
         }
     }
@@ -74,8 +82,7 @@ impl Sim {
                 if e.mark_on != MarkOn::Dequeue {
                     return;
                 }
-                let p = red_probability(e, depth);
-                p > 0.0 && (p >= 1.0 || sw.rng.random::<f64>() < p)
+                red_decide(e, depth, &mut sw.rng)
             }
             Detection::RcmRoot | Detection::RcmRootVictim => {
                 if before < e.kmin.0 {
@@ -121,6 +128,40 @@ impl Sim {
 mod tests {
     use super::*;
     use crate::units::Bytes;
+
+    #[test]
+    fn marked_fraction_follows_the_red_curve() {
+        // VALIDATION.md §3.2: at a held depth q the marked fraction is 0 below Kmin,
+        // Pmax·(q − Kmin)/(Kmax − Kmin) between, 1 at or above Kmax, within the binomial 99 %
+        // interval over 10^5 packets. Kmin 5 KB, Kmax 200 KB, Pmax 0.2 (a large Pmax gives the
+        // check power).
+        let e = EcnParams {
+            queues: 8,
+            kmin: Bytes(5_000),
+            kmax: Bytes(200_000),
+            pmax: 0.2,
+            mark_on: MarkOn::Enqueue,
+        };
+        let mut rng = crate::engine::rng::stream(1, crate::engine::rng::StreamKind::Switch, 0);
+        let n = 100_000u32;
+        for (q, expect) in [
+            (0u64, 0.0),
+            (4_999, 0.0),
+            (24_500, 0.02),
+            (102_500, 0.1),
+            (180_500, 0.18),
+            (200_000, 1.0),
+            (500_000, 1.0),
+        ] {
+            let marked = (0..n).filter(|_| red_decide(&e, q, &mut rng)).count() as f64;
+            let frac = marked / n as f64;
+            let sd = (expect * (1.0 - expect) / n as f64).sqrt();
+            assert!(
+                (frac - expect).abs() <= 2.576 * sd + 1e-12,
+                "q {q}: {frac} vs {expect}"
+            );
+        }
+    }
 
     #[test]
     fn red_curve_is_piecewise_linear() {

@@ -74,8 +74,8 @@ pub(crate) struct FlowState {
     pub cc_timer_at: Time,
     /// The sender's data packets collect INT.
     pub wants_int: bool,
-    /// Notification point: when the receiver last sent this QP a CNP.
-    pub last_cnp: Option<Time>,
+    /// Notification point: the end of the current CNP window (one CNP per window).
+    pub cnp_window_end: Time,
     /// Notification point: DSCP and TC of CNPs, minimum gap between them.
     pub cnp_dscp: u8,
     pub cnp_tc: u8,

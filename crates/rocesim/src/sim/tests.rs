@@ -383,3 +383,43 @@ fn received_counters_match_what_the_peer_sent() {
     // 1,000,000 B and 500,000 B at 1024 B per packet: 977 + 489 data frames.
     assert_eq!(rx, 977 + 489);
 }
+
+#[test]
+fn cnp_pacing_gives_one_cnp_per_interval() {
+    // VALIDATION.md §3.2: a continuously marked flow gets exactly one CNP per 50 us: 2,000 ± 1
+    // in 100 ms. Kmin = Kmax = 0 marks every ECN-capable packet.
+    use crate::fabric::params::{EcnParams, MarkOn};
+    use crate::units::Bytes;
+    let mut sc = scenario(
+        star(2, Rate::gbps(40), Time::from_us(1)),
+        Time::from_ms(100),
+    );
+    for s in &mut sc.switches {
+        s.ecn = Some(EcnParams {
+            queues: 1 << 3,
+            kmin: Bytes(0),
+            kmax: Bytes(0),
+            pmax: 1.0,
+            mark_on: MarkOn::Enqueue,
+        });
+    }
+    sc.flows.push(flow(0, 1, None, Time::ZERO));
+    let r = run(sc);
+    let cnps = r.flows[0].cnp_rx as i64;
+    assert!((cnps - 2000).abs() <= 1, "{cnps} CNPs in 100 ms");
+    assert_eq!(r.cnp_tx as i64, cnps);
+    // Every data packet was marked, and the congestion point saw it.
+    assert!(r.flows[0].ecn_marked > 400_000);
+    let cps: Vec<_> = r.congestion.iter().filter(|c| c.marked > 0).collect();
+    assert_eq!(cps.len(), 1);
+    assert_eq!((cps[0].node.as_str(), cps[0].peer.as_str()), ("sw0", "h1"));
+    assert_eq!(cps[0].sources, vec!["h0".to_string()]);
+    assert_eq!(cps[0].destinations, vec!["h1".to_string()]);
+    // CNPs travel on TC 6 (DSCP 48): the receiver's port sent them there.
+    let h1_tc6 = r
+        .ports
+        .iter()
+        .find(|p| p.node == "h1" && p.prio == 6)
+        .expect("CNP row");
+    assert_eq!(h1_tc6.tx_packets as i64, cnps);
+}
