@@ -31,6 +31,11 @@ pub const KEYS: &[&str] = &[
     "pfc_prevention_tout",
     "rcm",
     "dcqcn",
+    "hpcc",
+    "timely",
+    "dctcp",
+    "min_time_between_cnps",
+    "base_rtt",
     "cache",
 ];
 
@@ -71,11 +76,40 @@ pub fn apply(
                 .supported(
                     v,
                     &k,
-                    &["none"],
-                    &["rcm", "dcqcn", "hpcc", "timely", "dctcp"],
+                    &["none", "rcm", "dcqcn", "hpcc", "timely", "dctcp"],
+                    &[],
                 )
-                .map(|_| p.cc = CcKind::None)
+                .map(|x| {
+                    p.cc = match x {
+                        "rcm" => CcKind::Rcm,
+                        "dcqcn" => CcKind::Dcqcn,
+                        "hpcc" => CcKind::Hpcc,
+                        "timely" => CcKind::Timely,
+                        "dctcp" => CcKind::Dctcp,
+                        _ => CcKind::None,
+                    }
+                })
                 .is_some(),
+            "hpcc" => super::cc_hpcc_timely_dctcp::parse_hpcc(ctx, v, &k, &p.cc_params.hpcc)
+                .map(|x| p.cc_params.hpcc = x)
+                .is_some(),
+            "timely" => super::cc_hpcc_timely_dctcp::parse_timely(ctx, v, &k, &p.cc_params.timely)
+                .map(|x| p.cc_params.timely = x)
+                .is_some(),
+            "dctcp" => super::cc_hpcc_timely_dctcp::parse_dctcp(ctx, v, &k, &p.cc_params.dctcp)
+                .map(|x| p.cc_params.dctcp = x)
+                .is_some(),
+            "min_time_between_cnps" => ctx
+                .time(v, &k)
+                .map(|x| p.min_time_between_cnps = x)
+                .is_some(),
+            "base_rtt" => match v {
+                Value::String(s) if s == "auto" => {
+                    p.base_rtt = None;
+                    true
+                }
+                _ => ctx.time(v, &k).map(|x| p.base_rtt = Some(x)).is_some(),
+            },
             "dscp" => ctx.dscp(v, &k).map(|x| p.dscp = x).is_some(),
             "cnp_dscp" => ctx.dscp(v, &k).map(|x| p.cnp_dscp = x).is_some(),
             "ack_every" => ctx
@@ -308,7 +342,7 @@ mod tests {
     #[test]
     fn errors_name_their_keys() {
         let (_, ctx, max_mtu) = run(
-            "[nic]\nmtu = 10000\ntransport = \"irn\"\ncc = \"dcqcn\"\ndscp = 64\nack_every = 0\n\
+            "[nic]\nmtu = 10000\ntransport = \"irn\"\ncc = \"dcqnc\"\ndscp = 64\nack_every = 0\n\
              rx = { xon = \"300KB\" }\n[nic.host.B]\nmtu = 4096\n[nic.host.A]\nrx = { buffer = \"100KB\" }\n",
         );
         let keys: Vec<&str> = ctx.errors.iter().map(|e| e.key.as_str()).collect();
@@ -326,6 +360,10 @@ mod tests {
         }
         assert_eq!(max_mtu, 4096);
         let cc = ctx.errors.iter().find(|e| e.key == "nic.cc").unwrap();
-        assert!(cc.message.contains("not supported yet"));
+        assert!(
+            cc.message.contains("did you mean `dcqcn`"),
+            "{}",
+            cc.message
+        );
     }
 }

@@ -228,7 +228,7 @@ fn each_error_class_names_its_key() {
         ("nic.ack_every=0", "nic.ack_every"),
         ("nic.dscp=64", "nic.dscp"),
         ("nic.transport=irn", "nic.transport"),
-        ("nic.cc=dcqcn", "nic.cc"),
+        ("nic.cc=dcqnc", "nic.cc"),
         ("nic.rx.xon=200KB", "nic.rx.xon"),
         ("nic.rx.xoff=300KB", "nic.rx.xoff"),
         ("nic.host.Z.mtu=1024", "nic.host.Z"),
@@ -338,10 +338,15 @@ fn overrides_apply_before_checking() {
         Headroom::Fixed(Bytes(30_000))
     );
     assert_eq!(s.flows[1].size, None);
-    let e = errs(PARKING_LOT, &["nic.cc=dcqcn"]);
+    let e = errs(PARKING_LOT, &["nic.cc=dcqnc"]);
     assert!(e
         .iter()
-        .any(|x| x.key == "nic.cc" && x.message.contains("not supported yet")));
+        .any(|x| x.key == "nic.cc" && x.message.contains("did you mean `dcqcn`")));
+    let s = load_pl(PARKING_LOT, &["nic.cc=dcqcn"]).unwrap();
+    assert!(s
+        .nics
+        .iter()
+        .all(|n| n.cc == crate::nic::params::CcKind::Dcqcn));
     let e = errs(PARKING_LOT, &["nic.mtu"]);
     assert_key(&e, "--set");
     let e = errs(PARKING_LOT, &["sim.duration.x=1"]);
