@@ -9,6 +9,7 @@
 //! parking-lot.toml: topology.linkz: unknown key `topology.linkz`; did you mean `links`?
 //! ```
 
+pub mod cc_dcqcn_rcm;
 pub mod cc_hpcc_timely_dctcp;
 pub mod check;
 pub mod error;

@@ -182,7 +182,17 @@ pub fn apply(
                 true
             }
             // Parameters of later features: checked to be tables, otherwise ignored for now.
-            "rcm" | "dcqcn" | "cache" => ctx.table(v, &k).is_some(),
+            "dcqcn" => super::cc_dcqcn_rcm::parse_dcqcn(ctx, v, &k, &p.cc_params.dcqcn)
+                .map(|x| {
+                    // The notification point paces CNPs by the profile's interval.
+                    p.min_time_between_cnps = x.min_time_between_cnps;
+                    p.cc_params.dcqcn = x;
+                })
+                .is_some(),
+            "rcm" => super::cc_dcqcn_rcm::parse_rcm(ctx, v, &k, &p.cc_params.rcm)
+                .map(|x| p.cc_params.rcm = x)
+                .is_some(),
+            "cache" => ctx.table(v, &k).is_some(),
             _ => false,
         };
         if ok {
