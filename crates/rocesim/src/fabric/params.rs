@@ -99,8 +99,10 @@ pub enum Detection {
     RcmRoot,
     /// RCM-1a marking at roots and at victims.
     RcmRootVictim,
-    /// Liu et al. 2015 RCM-1b: a packet leaving an oversubscribed output (more than one frame
-    /// still queued behind it) whose ingress buffer holds at least Kmin bytes is marked.
+    /// Liu et al. 2015 RCM-1b: an output enters the congestion state when it is oversubscribed
+    /// (frames still wait behind the one leaving) and the input buffer of a packet leaving it
+    /// holds at least Kmin bytes; while in that state it marks every exiting packet. It leaves
+    /// the state when its queue has drained (no frame waits).
     Rcm1b,
 }
 

@@ -24,6 +24,8 @@ pub struct CongestionPoint {
     pub marked: u64,
     /// Flows marked here (may repeat; deduplicated in the results).
     pub flows: Vec<u32>,
+    /// RCM-1b: the output is in the congestion state and marks every exiting packet.
+    pub rcm1b_state: bool,
 }
 
 impl CongestionPoint {

@@ -94,8 +94,14 @@ impl Sim {
                 !victim || sw.detection == Detection::RcmRootVictim
             }
             Detection::Rcm1b => {
-                let frame = en.bytes as u64;
-                depth >= frame && sw.mmu.pg_bytes(en.in_local as usize, en.tc) >= e.kmin.0
+                let oversubscribed = depth >= en.bytes as u64;
+                let cp = &mut self.cps[cp];
+                if !oversubscribed {
+                    cp.rcm1b_state = false;
+                } else if sw.mmu.pg_bytes(en.in_local as usize, en.tc) >= e.kmin.0 {
+                    cp.rcm1b_state = true;
+                }
+                cp.rcm1b_state
             }
         };
         if mark {
