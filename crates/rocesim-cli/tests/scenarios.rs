@@ -257,3 +257,125 @@ fn golden_incast_tables() {
         .collect();
     insta::assert_snapshot!("incast_switch_ports", ports);
 }
+
+/// Run a scenario file into a fresh directory (kept alive by the returned guard).
+fn run_file(file: &str, sets: &[&str]) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec![
+        "run",
+        file,
+        "--quiet",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ];
+    for s in sets {
+        args.push("--set");
+        args.push(s);
+    }
+    let o = rocesim(&args);
+    assert!(
+        o.status.success(),
+        "{file}: {}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    dir
+}
+
+fn column(dir: &Path, file: &str, name: &str) -> Vec<f64> {
+    let rows = read_csv(&dir.join(file));
+    let col = rows[0].iter().position(|c| c == name).unwrap();
+    rows[1..].iter().map(|r| r[col].parse().unwrap()).collect()
+}
+
+fn summary(dir: &Path) -> serde_json::Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join("summary.json")).unwrap()).unwrap()
+}
+
+fn jain(x: &[f64]) -> f64 {
+    let s: f64 = x.iter().sum();
+    s * s / (x.len() as f64 * x.iter().map(|v| v * v).sum::<f64>())
+}
+
+/// VALIDATION.md §1 with congestion management: every flow within ±5 % of a quarter of the
+/// total, Jain's index ≥ 0.99 over the 50 ms window after warm-up, no drops, and a total of at
+/// least 90 % of the 2048-byte goodput (2048/2130 × 40 Gb/s).
+#[test]
+fn parking_lot_is_fair_with_rcm_1a_rcm_1b_and_dcqcn() {
+    for file in [
+        "scenarios/parking-lot-rcm-1a.toml",
+        "scenarios/parking-lot-rcm-1b.toml",
+        "scenarios/parking-lot-dcqcn.toml",
+    ] {
+        let dir = run_file(file, &[]);
+        let g = column(dir.path(), "flows.csv", "goodput_gbps");
+        let total: f64 = g.iter().sum();
+        for x in &g {
+            assert!((x / (total / 4.0) - 1.0).abs() <= 0.05, "{file}: {g:?}");
+        }
+        assert!(jain(&g) >= 0.99, "{file}: Jain {}", jain(&g));
+        assert!(
+            total >= 0.90 * 2048.0 / 2130.0 * 40.0,
+            "{file}: total {total}"
+        );
+        let s = summary(dir.path());
+        assert_eq!(s["drops"]["lossless"], 0, "{file}");
+        assert_eq!(s["drops"]["lossy"], 0, "{file}");
+        assert!(
+            s["cnp_tx"].as_u64().unwrap() > 0,
+            "{file}: congestion management acted"
+        );
+        assert!(
+            !s["congestion"].as_array().unwrap().is_empty(),
+            "{file}: congestion points reported"
+        );
+    }
+}
+
+/// VALIDATION.md §3.3 (SEMI): 2 and 10 DCQCN flows on one 40G bottleneck reach Jain's index
+/// ≥ 0.95 after 50 ms, with no pause frames in that steady state.
+#[test]
+fn dcqcn_converges_for_2_and_10_flows() {
+    for file in [
+        "scenarios/dcqcn-convergence.toml",
+        "scenarios/dcqcn-convergence-10.toml",
+    ] {
+        let dir = run_file(file, &[]);
+        let g = column(dir.path(), "flows.csv", "goodput_gbps");
+        assert!(jain(&g) >= 0.95, "{file}: Jain {} {g:?}", jain(&g));
+        let pauses_after = column(dir.path(), "pfc.csv", "time_ns")
+            .iter()
+            .filter(|&&t| t > 50e6)
+            .count();
+        assert_eq!(pauses_after, 0, "{file}: pauses in steady state");
+        let rates = read_csv(&dir.path().join("timeseries/rates.csv"));
+        assert!(rates.len() > 100, "{file}: rates.csv has the DCQCN rates");
+    }
+}
+
+/// VALIDATION.md §4 (HPCC micro-benchmark): under a 16:1 incast HPCC's peak queue is at least
+/// 5× smaller than DCQCN's, and HPCC sends no pause where DCQCN does.
+#[test]
+fn hpcc_keeps_queues_short_where_dcqcn_pauses() {
+    let peak = |dir: &Path| {
+        let rows = read_csv(&dir.join("ports.csv"));
+        let h = &rows[0];
+        let c = |n: &str| h.iter().position(|x| x == n).unwrap();
+        rows[1..]
+            .iter()
+            .filter(|r| r[c("node")] == "sw0" && r[c("peer")] == "h0")
+            .map(|r| r[c("max_queue_bytes")].parse::<u64>().unwrap())
+            .max()
+            .unwrap()
+    };
+    let hpcc = run_file("scenarios/hpcc-vs-dcqcn-incast.toml", &[]);
+    let dcqcn = run_file("scenarios/hpcc-vs-dcqcn-incast.toml", &["nic.cc=dcqcn"]);
+    let (qh, qd) = (peak(hpcc.path()), peak(dcqcn.path()));
+    assert!(qh * 5 <= qd, "peak queue HPCC {qh} vs DCQCN {qd}");
+    assert_eq!(summary(hpcc.path())["pfc"]["pause_tx"], 0);
+    assert!(summary(dcqcn.path())["pfc"]["pause_tx"].as_u64().unwrap() > 0);
+    for d in [&hpcc, &dcqcn] {
+        let s = summary(d.path());
+        assert_eq!(s["flows"]["completed"], 16);
+        assert_eq!(s["drops"]["lossless"], 0);
+    }
+}
