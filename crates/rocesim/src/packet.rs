@@ -73,8 +73,21 @@ pub struct Packet {
     /// [`flags`] bits.
     pub flags: u8,
     /// With [`flags::INT`] or [`flags::INT_ECHO`]: the handle of the packet's INT record.
-    /// Otherwise: the data packet's send time in ns (wrapping), echoed by its ACK for RTT.
+    /// Otherwise: the data packet's send time in units of 1024 ps (wrapping; see
+    /// [`stamp`]), echoed by its ACK for RTT samples.
     pub aux: u32,
+}
+
+/// A send-time stamp for [`Packet::aux`]: picoseconds / 1024 (≈ 1 ns), wrapping every ~4.4 s.
+#[inline]
+pub fn stamp(t: crate::units::Time) -> u32 {
+    (t.ps() >> 10) as u32
+}
+
+/// The time elapsed since `stamp` was taken, as of `now` (exact to 1024 ps).
+#[inline]
+pub fn since_stamp(now: crate::units::Time, stamp_value: u32) -> crate::units::Time {
+    crate::units::Time((stamp(now).wrapping_sub(stamp_value) as u64) << 10)
 }
 
 /// Packet flag bits.

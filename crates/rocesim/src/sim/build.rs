@@ -124,6 +124,7 @@ impl Sim {
                 pfc_enable: p.pfc_enable,
                 pfc_quanta: p.pfc_quanta,
                 ecn: p.ecn,
+                ecn_queues: p.ecn.map_or(0, |e| e.queues),
                 detection: p.detection,
                 rng: stream(scenario.sim.seed, StreamKind::Switch, s as u64),
             });
@@ -239,6 +240,7 @@ impl Sim {
             let cc = CcState::new(nic.cc, &nic.cc_params, &ctx);
             let fl = &mut self.flows[f];
             fl.wants_int = cc.wants_int();
+            fl.has_cc = !matches!(cc, CcState::None(_));
             fl.sq.cc = cc;
         }
     }
@@ -329,6 +331,7 @@ fn flow_state(sc: &Scenario, f: &crate::traffic::FlowSpec) -> FlowState {
         ttl: nic.ttl,
         cc_timer_at: Time::NEVER,
         wants_int: false,
+        has_cc: false,
         cnp_window_end: Time::ZERO,
         cnp_dscp: sc.nics[f.dst as usize].cnp_dscp,
         cnp_tc: sc.nics[f.dst as usize].dscp_to_tc

@@ -32,9 +32,11 @@ impl Sim {
     /// Does switch `s` mark queue `q`? (Cheap test on the hot path.)
     #[inline]
     pub(crate) fn marks(&self, s: u32, q: u8) -> Option<EcnParams> {
-        self.switches[s as usize]
-            .ecn
-            .filter(|e| e.queues & (1 << q) != 0)
+        let sw = &self.switches[s as usize];
+        if sw.ecn_queues & (1 << q) == 0 {
+            return None;
+        }
+        sw.ecn
     }
 
     /// A packet joined egress queue `q` of switch `s`'s port `out` (depth now `depth` bytes,

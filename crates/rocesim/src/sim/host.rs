@@ -86,6 +86,7 @@ impl Sim {
             let arm = !sq.timer_pending;
             sq.timer_pending = true;
             let wants_int = fl.wants_int;
+            let has_cc = fl.has_cc;
             let mut pkt = Packet {
                 kind: PacketKind::Data,
                 dscp: fl.dscp,
@@ -99,7 +100,7 @@ impl Sim {
                 hash: fl.hash,
                 tc: sq.tc,
                 flags: 0,
-                aux: now.ns() as u32,
+                aux: crate::packet::stamp(now),
             };
             let tc = sq.tc;
             if arm {
@@ -110,7 +111,9 @@ impl Sim {
                 pkt.flags = flags::INT;
                 pkt.aux = self.int_alloc();
             }
-            self.arm_cc_timer(f);
+            if has_cc {
+                self.arm_cc_timer(f);
+            }
             return Some(QEntry::local(self.arena.alloc(pkt), wire, tc));
         }
         if earliest != Time::NEVER && earliest < host.wake_at {
@@ -321,9 +324,16 @@ impl Sim {
         let fl = &mut self.flows[f as usize];
         let before = fl.sq.snd_una;
         let done = transport::on_ack(&mut fl.sq, ack.psn, now);
+        if !fl.has_cc {
+            if done {
+                self.finish_flow(f);
+            }
+            return;
+        }
         let acked = (fl.sq.snd_una.saturating_sub(before)) as u64 * fl.sq.mtu as u64;
-        let rtt =
-            (int.is_none()).then(|| Time::from_ns((now.ns() as u32).wrapping_sub(ack.aux) as u64));
+        let rtt = int
+            .is_none()
+            .then(|| crate::packet::since_stamp(now, ack.aux));
         let info = AckInfo {
             now,
             acked_bytes: acked,

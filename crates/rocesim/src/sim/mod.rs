@@ -31,27 +31,30 @@ use crate::units::Time;
 
 pub use build::BuildError;
 
-/// A switch's forwarding state.
+/// A switch's forwarding state, laid out with the fields every packet reads first.
 #[derive(Debug)]
+#[repr(C)]
 pub(crate) struct SwitchState {
+    /// ECMP salt.
+    pub salt: u32,
+    /// Quanta of its pause frames.
+    pub pfc_quanta: u16,
+    /// Lossless TCs.
+    pub pfc_enable: u8,
+    /// Queues that mark ECN (0 = none: the marking code is skipped).
+    pub ecn_queues: u8,
+    /// How congestion is detected.
+    pub detection: crate::fabric::params::Detection,
+    /// TC → queue.
+    pub tc_to_queue: [u8; 8],
+    /// DSCP → TC.
+    pub dscp_to_tc: [u8; 64],
     /// Global port ids, by local index.
     pub ports: Vec<u32>,
     /// Shared buffer.
     pub mmu: Mmu,
-    /// ECMP salt.
-    pub salt: u32,
-    /// DSCP → TC.
-    pub dscp_to_tc: [u8; 64],
-    /// TC → queue.
-    pub tc_to_queue: [u8; 8],
-    /// Lossless TCs.
-    pub pfc_enable: u8,
-    /// Quanta of its pause frames.
-    pub pfc_quanta: u16,
     /// ECN marking, if configured.
     pub ecn: Option<crate::fabric::params::EcnParams>,
-    /// How congestion is detected.
-    pub detection: crate::fabric::params::Detection,
     /// The switch's random stream (RED marking).
     pub rng: crate::engine::rng::SimRng,
 }
@@ -74,6 +77,8 @@ pub(crate) struct FlowState {
     pub cc_timer_at: Time,
     /// The sender's data packets collect INT.
     pub wants_int: bool,
+    /// The sender runs a congestion-control algorithm (not `none`).
+    pub has_cc: bool,
     /// Notification point: the end of the current CNP window (one CNP per window).
     pub cnp_window_end: Time,
     /// Notification point: DSCP and TC of CNPs, minimum gap between them.

@@ -103,21 +103,23 @@ pub trait CongestionControl {
     }
 }
 
-/// Per-QP congestion-control state, one variant per algorithm.
+/// Per-QP congestion-control state, one variant per algorithm. The algorithms' state is boxed
+/// (allocated once when the QP is created) so that a flow stays a few cache lines long whatever
+/// the algorithm; `None` needs no state at all.
 #[derive(Clone, Debug)]
 pub enum CcState {
     /// No congestion control.
     None(none::NoCc),
     /// Liu et al. 2015 linear RCM.
-    Rcm(rcm::Rcm),
+    Rcm(Box<rcm::Rcm>),
     /// DCQCN.
-    Dcqcn(dcqcn::Dcqcn),
+    Dcqcn(Box<dcqcn::Dcqcn>),
     /// HPCC.
-    Hpcc(hpcc::Hpcc),
+    Hpcc(Box<hpcc::Hpcc>),
     /// TIMELY.
-    Timely(timely::Timely),
+    Timely(Box<timely::Timely>),
     /// Rate-based DCTCP.
-    Dctcp(dctcp::Dctcp),
+    Dctcp(Box<dctcp::Dctcp>),
 }
 
 macro_rules! dispatch {
@@ -138,11 +140,11 @@ impl CcState {
     pub fn new(kind: CcKind, p: &CcParams, ctx: &CcContext) -> CcState {
         match kind {
             CcKind::None => CcState::None(none::NoCc),
-            CcKind::Rcm => CcState::Rcm(rcm::Rcm::new(&p.rcm, ctx)),
-            CcKind::Dcqcn => CcState::Dcqcn(dcqcn::Dcqcn::new(&p.dcqcn, ctx)),
-            CcKind::Hpcc => CcState::Hpcc(hpcc::Hpcc::new(&p.hpcc, ctx)),
-            CcKind::Timely => CcState::Timely(timely::Timely::new(&p.timely, ctx)),
-            CcKind::Dctcp => CcState::Dctcp(dctcp::Dctcp::new(&p.dctcp, ctx)),
+            CcKind::Rcm => CcState::Rcm(Box::new(rcm::Rcm::new(&p.rcm, ctx))),
+            CcKind::Dcqcn => CcState::Dcqcn(Box::new(dcqcn::Dcqcn::new(&p.dcqcn, ctx))),
+            CcKind::Hpcc => CcState::Hpcc(Box::new(hpcc::Hpcc::new(&p.hpcc, ctx))),
+            CcKind::Timely => CcState::Timely(Box::new(timely::Timely::new(&p.timely, ctx))),
+            CcKind::Dctcp => CcState::Dctcp(Box::new(dctcp::Dctcp::new(&p.dctcp, ctx))),
         }
     }
     /// See [`CongestionControl::on_send`].
