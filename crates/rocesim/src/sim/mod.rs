@@ -179,8 +179,10 @@ impl Sim {
     pub fn run(&mut self, mut progress: impl FnMut(Progress) -> bool) {
         let end = self.end;
         let mut all_done = false;
+        let warmup = self.scenario.sim.warmup;
+        let stop_when_done = self.scenario.sim.stop_when_done;
         while let Some((t, ev)) = self.q.pop_until(end) {
-            if !self.warmup_done && t >= self.scenario.sim.warmup {
+            if !self.warmup_done && t >= warmup {
                 self.open_stats_window();
             }
             self.events += 1;
@@ -195,7 +197,7 @@ impl Sim {
                 self.interrupted = true;
                 break;
             }
-            if self.scenario.sim.stop_when_done && self.all_flows_done() {
+            if self.finite_left == 0 && stop_when_done && self.all_flows_done() {
                 all_done = true;
                 break;
             }
