@@ -185,11 +185,22 @@ impl Rate {
     /// Time to serialize `bytes` at this rate, rounded up to a whole picosecond.
     ///
     /// Exact integer arithmetic: `ceil(bytes × 8 × 10^12 / rate)`.
+    #[inline]
     pub fn tx_time(self, bytes: u64) -> Time {
         debug_assert!(self.0 > 0);
-        let num = bytes as u128 * 8 * 1_000_000_000_000u128;
-        let r = self.0 as u128;
-        Time(num.div_ceil(r) as u64)
+        const PS_BITS: u64 = 8 * 1_000_000_000_000;
+        if bytes <= u64::MAX / PS_BITS {
+            // Frames and pause quanta: exact in 64 bits (up to 2.3 MB).
+            return Time((bytes * PS_BITS).div_ceil(self.0));
+        }
+        let num = bytes as u128 * PS_BITS as u128;
+        Time(num.div_ceil(self.0 as u128) as u64)
+    }
+    /// Picoseconds per byte when that is a whole number (100G: 80, 40G: 200, 25G: 320), so
+    /// that serialization is a multiplication; `None` otherwise.
+    pub fn ps_per_byte(self) -> Option<u64> {
+        let ps = 8 * 1_000_000_000_000u64;
+        (self.0 > 0 && ps % self.0 == 0).then(|| ps / self.0)
     }
     /// Bytes sent at this rate in `t` (truncated).
     pub fn bytes_in(self, t: Time) -> u64 {
@@ -299,5 +310,11 @@ mod tests {
         assert_eq!(Rate::gbps(40).tx_time(1106), Time(221_200));
         // 84-byte PFC frame at 100G = 6.72 ns.
         assert_eq!(Rate::gbps(100).tx_time(84), Time(6_720));
+        // The 64-bit and 128-bit paths agree at the boundary and beyond.
+        assert_eq!(Rate::gbps(100).tx_time(10_000_000), Time(800_000_000));
+        assert_eq!(Rate(3).tx_time(1), Time(2_666_666_666_667));
+        assert_eq!(Rate::gbps(100).ps_per_byte(), Some(80));
+        assert_eq!(Rate::gbps(40).ps_per_byte(), Some(200));
+        assert_eq!(Rate(3).ps_per_byte(), None);
     }
 }

@@ -59,6 +59,8 @@ pub struct Port {
     pub busy_until: Time,
     /// Line rate.
     pub rate: Rate,
+    /// Picoseconds per byte at the line rate when whole (else 0): serialization by multiply.
+    pub ps_per_byte: u64,
     /// Propagation delay to the peer.
     pub delay: Time,
     /// Delay from receiving a pause frame to honouring it.
@@ -108,6 +110,7 @@ impl Port {
             peer,
             link,
             rate,
+            ps_per_byte: rate.ps_per_byte().unwrap_or(0),
             delay,
             pfc_response: Time::ZERO,
             queues: Default::default(),
@@ -136,6 +139,15 @@ impl Port {
             self.nonempty &= !(1 << q);
         }
         p
+    }
+    /// Time to serialize `bytes` on this port.
+    #[inline]
+    pub fn tx_time(&self, bytes: u64) -> Time {
+        if self.ps_per_byte != 0 {
+            Time(bytes * self.ps_per_byte)
+        } else {
+            self.rate.tx_time(bytes)
+        }
     }
     /// Queues that hold packets and whose priority is not paused.
     #[inline]

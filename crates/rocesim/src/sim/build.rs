@@ -214,6 +214,7 @@ impl Sim {
             } else {
                 Vec::new()
             },
+            cp_state: vec![false; nports * 8],
             rate_samples: Vec::new(),
             scenario,
         };

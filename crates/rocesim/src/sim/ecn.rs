@@ -42,6 +42,16 @@ impl Sim {
     /// A packet joined egress queue `q` of switch `s`'s port `out` (depth now `depth` bytes,
     /// this packet's `size` included).
     #[allow(clippy::too_many_arguments)]
+    /// Track a congestion point's state; the record is touched only when it changes.
+    #[inline]
+    fn cp_update(&mut self, cp: usize, congested: bool) {
+        if self.cp_state[cp] != congested {
+            self.cp_state[cp] = congested;
+            let now = self.now();
+            self.cps[cp].update(congested, now);
+        }
+    }
+
     pub(crate) fn ecn_on_enqueue(
         &mut self,
         s: u32,
@@ -52,9 +62,8 @@ impl Sim {
         size: u64,
         depth: u64,
     ) {
-        let now = self.now();
         let cp = out as usize * 8 + q as usize;
-        self.cps[cp].update(depth >= e.kmin.0, now);
+        self.cp_update(cp, depth >= e.kmin.0);
         let sw = &mut self.switches[s as usize];
         if sw.detection != Detection::Wred || e.mark_on != MarkOn::Enqueue {
             return;
@@ -74,11 +83,14 @@ impl Sim {
         en: &QEntry,
         depth: u64,
     ) {
-        let now = self.now();
         let cp = out as usize * 8 + q as usize;
-        self.cps[cp].update(depth >= e.kmin.0, now);
-        let before = depth + en.bytes as u64;
+        self.cp_update(cp, depth >= e.kmin.0);
+        let now = self.now();
         let sw = &mut self.switches[s as usize];
+        if sw.detection == Detection::Wred && e.mark_on == MarkOn::Enqueue {
+            return;
+        }
+        let before = depth + en.bytes as u64;
         let mark = match sw.detection {
             Detection::Wred => {
                 if e.mark_on != MarkOn::Dequeue {

@@ -162,6 +162,9 @@ pub struct Sim {
     pub(crate) int_free: Vec<u32>,
     /// Congestion statistics per (port, queue), when any switch marks.
     pub(crate) cps: Vec<crate::monitor::congestion::CongestionPoint>,
+    /// Whether each (port, queue) is congested now: a compact copy of the congestion points'
+    /// state, so that the per-packet check touches one byte and the record only on a change.
+    pub(crate) cp_state: Vec<bool>,
     /// Rate samples (time, flow, rate, window).
     pub(crate) rate_samples: Vec<(Time, u32, f64, u64)>,
 }

@@ -42,7 +42,7 @@ impl Sim {
         let prio = port.pfc_pending.trailing_zeros() as u8;
         port.pfc_pending &= !(1 << prio);
         let quanta = port.pfc_quanta[prio as usize];
-        let ser = port.rate.tx_time(PFC_WIRE as u64);
+        let ser = port.tx_time(PFC_WIRE as u64);
         port.busy_until = now + ser;
         let peer = port.peer;
         let at = port.busy_until + port.delay + self.ports[peer as usize].pfc_response;

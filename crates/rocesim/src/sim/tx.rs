@@ -36,7 +36,7 @@ impl Sim {
     fn start_tx(&mut self, p: u32, pkt_id: u32, wire: u32, tc: u8) {
         let now = self.now();
         let port = &mut self.ports[p as usize];
-        let ser = port.rate.tx_time(wire as u64);
+        let ser = port.tx_time(wire as u64);
         port.busy_until = now + ser;
         let arrive = port.busy_until + port.delay;
         let more = port.nonempty != 0 || port.pfc_pending != 0;
