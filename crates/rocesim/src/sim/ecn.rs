@@ -41,7 +41,6 @@ impl Sim {
 
     /// A packet joined egress queue `q` of switch `s`'s port `out` (depth now `depth` bytes,
     /// this packet's `size` included).
-    #[allow(clippy::too_many_arguments)]
     /// Track a congestion point's state; the record is touched only when it changes.
     #[inline]
     fn cp_update(&mut self, cp: usize, congested: bool) {
@@ -52,6 +51,7 @@ impl Sim {
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     pub(crate) fn ecn_on_enqueue(
         &mut self,
         s: u32,
