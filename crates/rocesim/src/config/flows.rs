@@ -187,6 +187,7 @@ fn explicit_flow(ctx: &mut Ctx, env: &Env<'_>, t: &Table, p: &str) -> Option<(Fl
             kind: kind?,
             rate_limit,
             sport: sport.unwrap_or(0),
+            after: None,
         },
         sport.is_some(),
     ))
@@ -322,6 +323,7 @@ fn trace(ctx: &mut Ctx, env: &Env<'_>, file: &str, key: &str) -> Option<Vec<Flow
                 kind: FlowKind::RdmaWrite,
                 rate_limit: None,
                 sport: 0,
+                after: None,
             });
         }
     }
@@ -436,6 +438,7 @@ fn poisson(ctx: &mut Ctx, env: &Env<'_>, t: &Table, p: &str) -> Option<Vec<FlowS
                     kind: FlowKind::RdmaWrite,
                     rate_limit: None,
                     sport: 0,
+                    after: None,
                 }
             })
             .collect(),

@@ -41,6 +41,8 @@ pub enum Event {
     CcTimer(u32),
     /// The next flow in start order starts.
     FlowStart,
+    /// A chained flow starts (its predecessor completed).
+    StartChained(u32),
     /// Periodic sampling of throughput and queue depths.
     Sample,
     /// A fault from the scenario's list starts (`start` = true) or is cleared.

@@ -173,7 +173,17 @@ impl Sim {
             .iter()
             .map(|f| flow_state(&scenario, f))
             .collect();
-        let mut start_order: Vec<u32> = (0..flows.len() as u32).collect();
+        let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); flows.len()];
+        for (i, f) in scenario.flows.iter().enumerate() {
+            if let Some(a) = f.after {
+                if (a as usize) < flows.len() && a as usize != i {
+                    dependents[a as usize].push(i as u32);
+                }
+            }
+        }
+        let mut start_order: Vec<u32> = (0..flows.len() as u32)
+            .filter(|&i| scenario.flows[i as usize].after.is_none())
+            .collect();
         start_order.sort_by_key(|&i| (flows[i as usize].start, i));
         let finite_left = flows.iter().filter(|f| f.sq.size != u64::MAX).count();
         let has_infinite = flows.iter().any(|f| f.sq.size == u64::MAX);
@@ -188,6 +198,7 @@ impl Sim {
             hosts,
             flows,
             start_order,
+            dependents,
             next_start: 0,
             routes,
             counters: vec![PortPrioCounters::default(); nports * 8],

@@ -21,12 +21,20 @@ impl Sim {
                 return;
             }
             self.next_start += 1;
-            let src = self.flows[f as usize].src as usize;
-            self.flows[f as usize].sq.last_progress = now;
-            self.hosts[src].active.push(f);
-            let port = self.hosts[src].port;
-            self.try_send(port);
+            self.activate_flow(f);
         }
+    }
+
+    /// Flow `f` starts now: its sender's NIC begins serving its QP.
+    pub(crate) fn activate_flow(&mut self, f: u32) {
+        let now = self.now();
+        let fl = &mut self.flows[f as usize];
+        fl.start = now;
+        fl.sq.last_progress = now;
+        let src = fl.src as usize;
+        self.hosts[src].active.push(f);
+        let port = self.hosts[src].port;
+        self.try_send(port);
     }
 
     /// The host port is free: a control packet if one waits, else the next data packet.
@@ -375,6 +383,12 @@ impl Sim {
             }
         }
         self.finite_left = self.finite_left.saturating_sub(1);
+        let now = self.now();
+        for i in 0..self.dependents[f as usize].len() {
+            let d = self.dependents[f as usize][i];
+            let gap = self.scenario.flows[d as usize].start;
+            self.q.schedule(now + gap, Event::StartChained(d));
+        }
     }
 
     /// The retransmission timer of flow `f`.

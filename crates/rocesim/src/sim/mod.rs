@@ -136,6 +136,8 @@ pub struct Sim {
     pub(crate) hosts: Vec<Host>,
     pub(crate) flows: Vec<FlowState>,
     pub(crate) start_order: Vec<u32>,
+    /// Flows chained to each flow: started when it completes.
+    pub(crate) dependents: Vec<Vec<u32>>,
     pub(crate) next_start: usize,
     pub(crate) routes: RoutingTable,
     pub(crate) counters: Vec<PortPrioCounters>,
@@ -228,6 +230,7 @@ impl Sim {
             Event::QpTimer(f) => self.on_qp_timer(f),
             Event::CcTimer(f) => self.on_cc_timer(f),
             Event::FlowStart => self.on_flow_start(),
+            Event::StartChained(f) => self.activate_flow(f),
             Event::Sample => self.on_sample(),
             Event::Fault { index, start } => self.on_fault(index, start),
         }

@@ -423,3 +423,26 @@ fn cnp_pacing_gives_one_cnp_per_interval() {
         .expect("CNP row");
     assert_eq!(h1_tc6.tx_packets as i64, cnps);
 }
+
+#[test]
+fn chained_flows_start_when_their_predecessor_completes() {
+    // Three 100 KB reads in a chain (queue depth 1): each starts 1 us after the previous one
+    // completes, so the last completes three FCTs plus two gaps after the first starts.
+    let mut sc = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_ms(5));
+    sc.flows.push(flow(0, 1, Some(100_000), Time::ZERO));
+    for i in 0..2 {
+        let mut f = flow(0, 1, Some(100_000), Time::from_us(1));
+        f.after = Some(i);
+        sc.flows.push(f);
+    }
+    let r = run(sc);
+    let one = r.flows[0].fct_ns.unwrap();
+    for i in 1..3 {
+        assert_eq!(r.flows[i].start_ns, r.flows[i - 1].end_ns.unwrap() + 1_000);
+        assert_eq!(
+            r.flows[i].fct_ns.unwrap(),
+            one,
+            "an idle path gives the same FCT"
+        );
+    }
+}

@@ -37,4 +37,8 @@ pub struct FlowSpec {
     pub rate_limit: Option<Rate>,
     /// UDP source port, hashed by ECMP.
     pub sport: u16,
+    /// Closed-loop chaining: the flow starts only when the flow with this index (in the
+    /// scenario's flow list) has completed, `start` after that completion (so `start` is a gap,
+    /// not an absolute time). Used by queue-depth workloads such as storage reads.
+    pub after: Option<u32>,
 }
