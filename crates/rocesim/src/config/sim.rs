@@ -18,7 +18,18 @@ pub fn parse_sim(ctx: &mut Ctx, root: &Table) -> Option<SimParams> {
             return None;
         }
     };
-    ctx.keys(t, P, &["duration", "seed", "warmup", "stop_when_done"]);
+    ctx.keys(
+        t,
+        P,
+        &[
+            "duration",
+            "seed",
+            "warmup",
+            "stop_when_done",
+            "deadlock_detection",
+            "stop_on_deadlock",
+        ],
+    );
     let duration = ctx.req(t, P, "duration", "a time like \"10ms\"", Ctx::time);
     if duration == Some(Time::ZERO) {
         ctx.err(at(P, "duration"), "the duration must be positive");
@@ -34,11 +45,15 @@ pub fn parse_sim(ctx: &mut Ctx, root: &Table) -> Option<SimParams> {
         }
     }
     let stop_when_done = ctx.or(t, P, "stop_when_done", true, Ctx::boolean);
+    let deadlock_detection = ctx.or(t, P, "deadlock_detection", Time::from_ms(10), Ctx::time);
+    let stop_on_deadlock = ctx.or(t, P, "stop_on_deadlock", false, Ctx::boolean);
     Some(SimParams {
         duration: duration?,
         seed: seed?,
         warmup: warmup?,
         stop_when_done: stop_when_done?,
+        deadlock_detection: deadlock_detection?,
+        stop_on_deadlock: stop_on_deadlock?,
     })
 }
 

@@ -7,9 +7,12 @@ use toml::{Table, Value};
 
 use super::check::{at, fmt_bytes, Ctx};
 use super::suggest;
-use crate::fabric::params::{BufferMode, EcnParams, Headroom, MarkOn, QueueSched, SwitchParams};
+use crate::fabric::params::{
+    BufferMode, EcnParams, Headroom, MarkOn, QueueSched, SwitchParams, WatchdogAction,
+    WatchdogParams,
+};
 use crate::topology::Topology;
-use crate::units::Bytes;
+use crate::units::{Bytes, Time};
 
 const P: &str = "switch";
 
@@ -173,9 +176,13 @@ fn scheduler_entry(c: &mut Ctx, v: &Value, k: &str) -> Option<QueueSched> {
     }
 }
 
-fn watchdog(c: &mut Ctx, v: &Value, k: &str) {
-    // Accepted and checked; the switch PFC watchdog itself is a later feature.
-    let Some(t) = c.table(v, k) else { return };
+fn watchdog(
+    c: &mut Ctx,
+    v: &Value,
+    k: &str,
+    cur: Option<WatchdogParams>,
+) -> Option<Option<WatchdogParams>> {
+    let t = c.table(v, k)?;
     c.keys(
         t,
         k,
@@ -187,13 +194,37 @@ fn watchdog(c: &mut Ctx, v: &Value, k: &str) {
             "poll_interval",
         ],
     );
-    c.opt(t, k, "enabled", Ctx::boolean);
-    for key in ["detection_time", "restoration_time", "poll_interval"] {
-        c.opt(t, k, key, Ctx::time);
-    }
-    c.opt(t, k, "action", |c, v, k| {
-        c.choice(v, k, &["drop", "forward", "alert"])
+    let base = cur.unwrap_or(WatchdogParams {
+        detection_time: Time::from_ms(200),
+        restoration_time: Time::from_ms(200),
+        action: WatchdogAction::Drop,
+        poll_interval: Time::from_ms(100),
     });
+    let enabled = c.or(t, k, "enabled", cur.is_some(), Ctx::boolean);
+    let detection_time = c.or(t, k, "detection_time", base.detection_time, Ctx::time);
+    let restoration_time = c.or(t, k, "restoration_time", base.restoration_time, Ctx::time);
+    let poll_interval = c.or(t, k, "poll_interval", base.poll_interval, Ctx::time);
+    let action = match t.get("action") {
+        None => Some(base.action),
+        Some(a) => c
+            .choice(a, &at(k, "action"), &["drop", "forward", "alert"])
+            .map(|x| match x {
+                "drop" => WatchdogAction::Drop,
+                "forward" => WatchdogAction::Forward,
+                _ => WatchdogAction::Alert,
+            }),
+    };
+    if poll_interval == Some(Time::ZERO) {
+        c.err(at(k, "poll_interval"), "the poll interval must be positive");
+        return None;
+    }
+    let p = WatchdogParams {
+        detection_time: detection_time?,
+        restoration_time: restoration_time?,
+        action: action?,
+        poll_interval: poll_interval?,
+    };
+    Some(enabled?.then_some(p))
 }
 
 /// Apply the keys of one `[switch]`-shaped table (`prefix` is its dotted path) onto `p`.
@@ -420,7 +451,11 @@ pub fn apply(
                     p.latency = tm;
                 }
             }
-            "pfc_watchdog" => watchdog(ctx, v, &k),
+            "pfc_watchdog" => {
+                if let Some(w) = watchdog(ctx, v, &k, p.pfc_watchdog) {
+                    p.pfc_watchdog = w;
+                }
+            }
             _ => {}
         }
     }

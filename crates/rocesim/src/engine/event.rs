@@ -43,6 +43,12 @@ pub enum Event {
     FlowStart,
     /// A chained flow starts (its predecessor completed).
     StartChained(u32),
+    /// A host NIC's pause-storm watchdog checks its stalled RX pipeline.
+    NicWatchdog(u32),
+    /// A switch's PFC watchdog polls its queues.
+    WatchdogPoll(u32),
+    /// The deadlock detector looks for cycles in the wait-for graph.
+    DeadlockCheck,
     /// Periodic sampling of throughput and queue depths.
     Sample,
     /// A fault from the scenario's list starts (`start` = true) or is cleared.

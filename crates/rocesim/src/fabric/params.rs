@@ -109,6 +109,31 @@ pub enum Detection {
 /// RCM-1a: a congested queue is a victim if its priority was paused this recently.
 pub const VICTIM_WINDOW: Time = Time::from_us(10);
 
+/// What the switch PFC watchdog does to a stormed queue (SONiC `PFC_WD` actions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WatchdogAction {
+    /// Discard the queue's lossless packets, queued and arriving, and ignore pauses.
+    Drop,
+    /// Ignore pauses and forward.
+    Forward,
+    /// Only record the storm.
+    Alert,
+}
+
+/// The switch PFC watchdog (SONiC `PFC_WD`; Guo et al. 2016 §4.3 for server-facing ports).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct WatchdogParams {
+    /// A lossless queue that has been paused, non-empty and not transmitting this long is
+    /// stormed.
+    pub detection_time: Time,
+    /// A stormed queue is restored after this long without a pause frame on its priority.
+    pub restoration_time: Time,
+    /// What to do with a stormed queue.
+    pub action: WatchdogAction,
+    /// How often queues are checked.
+    pub poll_interval: Time,
+}
+
 /// Parameters of one switch.
 #[derive(Clone, Debug, PartialEq)]
 pub struct SwitchParams {
@@ -139,6 +164,8 @@ pub struct SwitchParams {
     pub ecn: Option<EcnParams>,
     /// How congestion is detected for marking (`congestion_detection`).
     pub detection: Detection,
+    /// The PFC watchdog, if enabled.
+    pub pfc_watchdog: Option<WatchdogParams>,
     /// Forwarding latency added at ingress (0 = store-and-forward only).
     pub latency: Time,
 }
@@ -176,6 +203,7 @@ impl Default for SwitchParams {
             pfc_response: None,
             ecn: None,
             detection: Detection::Wred,
+            pfc_watchdog: None,
             latency: Time::ZERO,
         }
     }

@@ -79,6 +79,10 @@ pub struct Port {
     pub txdone_pending: bool,
     /// PFC frames waiting to go out ahead of data: bitmask of priorities.
     pub pfc_pending: u8,
+    /// Priorities whose pauses the PFC watchdog ignores (a stormed queue).
+    pub pause_ignore: u8,
+    /// Queues whose lossless packets the PFC watchdog discards (action `drop`).
+    pub wd_drop: u8,
     /// The egress queue that carries each priority (the switch's TC → queue map).
     pub queue_of_prio: [u8; 8],
     /// Pause timers of the egress priorities (set by the peer's PFC frames).
@@ -120,6 +124,8 @@ impl Port {
             pause: EgressPause::default(),
             refresh_at: [Time::NEVER; 8],
             pfc_pending: 0,
+            pause_ignore: 0,
+            wd_drop: 0,
             pfc_quanta: [0; 8],
             sched,
             queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7],
@@ -153,7 +159,7 @@ impl Port {
     #[inline]
     pub fn eligible(&self) -> u8 {
         let mut paused = 0u8;
-        let mut m = self.pause.mask;
+        let mut m = self.pause.mask & !self.pause_ignore;
         while m != 0 {
             let prio = m.trailing_zeros() as usize;
             paused |= 1 << self.queue_of_prio[prio];

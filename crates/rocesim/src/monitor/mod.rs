@@ -2,6 +2,7 @@
 
 pub mod congestion;
 pub mod counters;
+pub mod failures;
 pub mod results;
 pub use counters::{FlowCounters, PortPrioCounters, TxCounters};
 pub use results::*;

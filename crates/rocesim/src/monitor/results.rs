@@ -56,6 +56,8 @@ pub struct PortRow {
     pub peer: String,
     /// Priority (traffic class).
     pub prio: u8,
+    /// Line rate of the port, bits per second.
+    pub rate_bps: u64,
     /// Frames transmitted (data, ACK, CNP; PFC frames not included).
     pub tx_packets: u64,
     /// Bytes transmitted on the wire.
@@ -182,6 +184,14 @@ pub struct RunResults {
     pub rates: Vec<RateSample>,
     /// Congestion points: where congestion happened, for how long, and who passed through.
     pub congestion: Vec<super::congestion::CongestionRecord>,
+    /// Watchdog actions (switch PFC watchdog and NIC pause-storm prevention), in time order.
+    pub watchdog: Vec<super::failures::WatchdogEvent>,
+    /// Counters of every queue the switch PFC watchdog acted on.
+    pub watchdog_queues: Vec<super::failures::WatchdogQueueStats>,
+    /// Pause-storm counters of every NIC that had one.
+    pub nic_storms: Vec<super::failures::NicStormStats>,
+    /// PFC deadlocks found.
+    pub deadlocks: Vec<super::failures::DeadlockRecord>,
     /// Lossless drops (headroom or NIC RX buffer exhausted): a misconfiguration signal.
     pub drops_lossless: u64,
     /// Lossy drops (queue limit).

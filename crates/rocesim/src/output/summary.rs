@@ -134,18 +134,47 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
                 ("p999", pct(999)),
             ]),
         ),
+        ("fct_slowdown_by_size", slowdown_by_size_json(results)),
         (
             "congestion",
             Json::Arr(results.congestion.iter().map(congestion_point).collect()),
         ),
-        ("watchdog", Json::Arr(Vec::new())),
-        ("deadlocks", Json::Arr(Vec::new())),
+        ("watchdog", super::failures::watchdog_json(results)),
+        (
+            "watchdog_queues",
+            super::failures::watchdog_counters_json(results).0,
+        ),
+        (
+            "nic_pause_storms",
+            super::failures::watchdog_counters_json(results).1,
+        ),
+        ("deadlocks", super::failures::deadlocks_json(results)),
         (
             "warnings",
             Json::Arr(results.warnings.iter().cloned().map(Json::Str).collect()),
         ),
         ("pfc_log_truncated", Json::U64(results.pfc_log_truncated)),
     ])
+}
+
+/// `fct_slowdown_by_size`: bucket label → `{flows, p50, p95, p99, p999}`, every bucket of
+/// [`super::SIZE_BUCKETS`] in order (percentiles `null` for an empty bucket).
+fn slowdown_by_size_json(results: &RunResults) -> Json {
+    Json::Obj(
+        super::slowdown_by_size(results)
+            .into_iter()
+            .map(|b| {
+                let v = Json::obj(vec![
+                    ("flows", Json::U64(b.flows)),
+                    ("p50", Json::opt_f64(b.p50)),
+                    ("p95", Json::opt_f64(b.p95)),
+                    ("p99", Json::opt_f64(b.p99)),
+                    ("p999", Json::opt_f64(b.p999)),
+                ]);
+                (b.bucket.label.to_string(), v)
+            })
+            .collect(),
+    )
 }
 
 /// One congestion point of `summary.json`'s `congestion` list.

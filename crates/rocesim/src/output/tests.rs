@@ -66,6 +66,7 @@ fn sample() -> RunResults {
                 port: 3,
                 peer: "S2".into(),
                 prio: 3,
+                rate_bps: 40_000_000_000,
                 tx_packets: 10,
                 tx_bytes: 10_820,
                 rx_packets: 9,
@@ -127,6 +128,10 @@ fn sample() -> RunResults {
             .collect(),
         rates: Vec::new(),
         congestion: Vec::new(),
+        watchdog: Vec::new(),
+        watchdog_queues: Vec::new(),
+        nic_storms: Vec::new(),
+        deadlocks: Vec::new(),
         drops_lossless: 0,
         drops_lossy: 11,
         drops_ttl: 1,
@@ -160,10 +165,12 @@ fn writes_every_file_with_headers() {
             "summary.json",
             "flows.csv",
             "ports.csv",
+            "links.csv",
             "pfc.csv",
             "timeseries/throughput.csv",
             "timeseries/queues.csv",
             "timeseries/rates.csv",
+            "deadlocks.csv",
             "report.html"
         ]
     );

@@ -226,10 +226,27 @@ impl Sim {
                 Vec::new()
             },
             cp_state: vec![false; nports * 8],
+            paused_count: 0,
+            wd: Vec::new(),
+            wd_log: Vec::new(),
+            nic_storm: Vec::new(),
+            dl: Default::default(),
+            stop_requested: false,
             rate_samples: Vec::new(),
             scenario,
         };
         sim.init_congestion_control();
+        sim.nic_storm = vec![(0, 0); sim.hosts.len()];
+        if sim
+            .scenario
+            .switches
+            .iter()
+            .any(|s| s.pfc_watchdog.is_some())
+        {
+            sim.wd = vec![Default::default(); nports * 8];
+        }
+        sim.schedule_watchdogs();
+        sim.schedule_deadlock_detector();
         sim.schedule_initial();
         Ok(sim)
     }

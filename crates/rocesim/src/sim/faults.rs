@@ -14,6 +14,7 @@ impl Sim {
                 rx.stalled = start;
                 if start {
                     rx.stalled_since = now;
+                    self.nic_stall_started(host);
                 } else {
                     self.rx_start(host);
                 }

@@ -177,6 +177,7 @@ impl Sim {
             prios &= prios - 1;
             if !self.xoff[port as usize].held(prio) {
                 self.send_xoff(port, prio, quanta);
+                self.nic_storm_pause(h, prio);
             }
         }
     }

@@ -5,6 +5,7 @@
 
 mod build;
 mod cc;
+mod deadlock;
 mod ecn;
 mod faults;
 mod host;
@@ -13,6 +14,7 @@ mod results;
 mod sample;
 mod switch;
 mod tx;
+mod watchdog;
 
 pub mod testkit;
 #[cfg(test)]
@@ -169,6 +171,18 @@ pub struct Sim {
     pub(crate) cp_state: Vec<bool>,
     /// Rate samples (time, flow, rate, window).
     pub(crate) rate_samples: Vec<(Time, u32, f64, u64)>,
+    /// Egress priorities currently paused, network-wide (the deadlock detector idles at 0).
+    pub(crate) paused_count: u32,
+    /// Switch PFC watchdog state per (port, priority), when any switch has one.
+    pub(crate) wd: Vec<watchdog::WdQueue>,
+    /// Watchdog actions: (time, port, priority, event, action).
+    pub(crate) wd_log: Vec<(Time, u32, u8, &'static str, &'static str)>,
+    /// NIC pause-storm counters per host: (warning events, error events).
+    pub(crate) nic_storm: Vec<(u64, u64)>,
+    /// Deadlock detector state.
+    pub(crate) dl: deadlock::Detector,
+    /// A component asked the run to stop (stop_on_deadlock).
+    pub(crate) stop_requested: bool,
 }
 
 impl Sim {
@@ -202,6 +216,10 @@ impl Sim {
                 self.interrupted = true;
                 break;
             }
+            if self.stop_requested {
+                all_done = true;
+                break;
+            }
             if self.finite_left == 0 && stop_when_done && self.all_flows_done() {
                 all_done = true;
                 break;
@@ -231,6 +249,9 @@ impl Sim {
             Event::CcTimer(f) => self.on_cc_timer(f),
             Event::FlowStart => self.on_flow_start(),
             Event::StartChained(f) => self.activate_flow(f),
+            Event::NicWatchdog(h) => self.on_nic_watchdog(h),
+            Event::WatchdogPoll(s) => self.on_watchdog_poll(s),
+            Event::DeadlockCheck => self.on_deadlock_check(),
             Event::Sample => self.on_sample(),
             Event::Fault { index, start } => self.on_fault(index, start),
         }

@@ -68,6 +68,7 @@ impl Sim {
         let now = self.now();
         if quanta > 0 {
             self.counters[port as usize * 8 + prio as usize].pause_rx += 1;
+            self.wd_pause_seen(port, prio);
         }
         self.log_pfc(port, prio, PfcDir::Rx, quanta);
         let p = &mut self.ports[port as usize];
@@ -85,9 +86,13 @@ impl Sim {
     fn pause_changed(&mut self, port: u32, prio: u8, change: PauseChange, until: Time) {
         match change {
             PauseChange::Paused | PauseChange::Refreshed => {
+                if change == PauseChange::Paused {
+                    self.paused_count += 1;
+                }
                 self.q.schedule(until, Event::PauseExpire { port, prio });
             }
             PauseChange::Resumed(d) => {
+                self.paused_count -= 1;
                 self.counters[port as usize * 8 + prio as usize].paused_ps += d.ps();
                 self.try_send(port);
             }

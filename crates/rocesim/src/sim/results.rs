@@ -10,7 +10,7 @@ use crate::topology::NodeRef;
 use crate::units::{Rate, Time};
 
 impl Sim {
-    fn node_name(&self, n: NodeRef) -> &str {
+    pub(crate) fn node_name(&self, n: NodeRef) -> &str {
         let t = &self.scenario.topology;
         match n {
             NodeRef::Host(h) => &t.hosts[h as usize].name,
@@ -208,6 +208,8 @@ impl Sim {
                         .node_name(self.ports[port.peer as usize].node)
                         .to_string(),
                     prio,
+                    // Line rate, for links.csv (utilisation).
+                    rate_bps: port.rate.bps(),
                     tx_packets: tx.packets,
                     tx_bytes: tx.bytes,
                     rx_packets,
@@ -275,6 +277,8 @@ impl Sim {
             })
             .collect();
         let congestion = self.congestion_records(now);
+        let (watchdog, watchdog_queues, nic_storms) = self.watchdog_records();
+        let deadlocks = self.deadlock_records();
         let mut warnings = Vec::new();
         if self.totals.drops_lossless > 0 {
             warnings.push(format!(
@@ -306,6 +310,10 @@ impl Sim {
             queues,
             rates,
             congestion,
+            watchdog,
+            watchdog_queues,
+            nic_storms,
+            deadlocks,
             drops_lossless: self.totals.drops_lossless,
             drops_lossy: self.totals.drops_lossy,
             drops_ttl: self.totals.drops_ttl,

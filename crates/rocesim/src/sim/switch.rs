@@ -34,6 +34,14 @@ impl Sim {
         let lossless = sw.pfc_enable & (1 << tc) != 0;
         let in_local = self.ports[in_port as usize].local as usize;
         let size = pkt.buf_bytes();
+        if lossless && self.ports[out as usize].wd_drop & (1 << q) != 0 {
+            // The PFC watchdog discards lossless packets for a stormed queue.
+            let i = out as usize * 8 + tc as usize;
+            self.wd[i].rx_dropped += 1;
+            self.totals.drops_fault += 1;
+            self.drop_packet(pkt_id);
+            return;
+        }
         match sw
             .mmu
             .admit(in_local, tc, out_local as usize, q, size, lossless)

@@ -19,6 +19,8 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
             seed: 1,
             warmup: Time::ZERO,
             stop_when_done: true,
+            deadlock_detection: Time::from_ms(10),
+            stop_on_deadlock: false,
         },
         switches: vec![SwitchParams::default(); topo.switches.len()],
         nics: vec![NicParams::default(); topo.hosts.len()],
