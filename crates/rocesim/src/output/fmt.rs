@@ -2,7 +2,7 @@
 //! the same input gives the same text on every platform.
 
 /// Rounds to 6 significant decimal digits (so JSON text is stable); non-finite values pass through.
-pub(crate) fn round_sig(x: f64) -> f64 {
+pub fn round_sig(x: f64) -> f64 {
     if !x.is_finite() || x == 0.0 {
         return if x == 0.0 { 0.0 } else { x };
     }
@@ -16,7 +16,7 @@ pub(crate) fn round_sig(x: f64) -> f64 {
 
 /// Fixed-point text with at most 6 decimals, trailing zeros trimmed ("1.5", "0.000001", "3").
 /// Non-finite values give an empty string (an empty CSV cell).
-pub(crate) fn fixed(x: f64) -> String {
+pub fn fixed(x: f64) -> String {
     if !x.is_finite() {
         return String::new();
     }

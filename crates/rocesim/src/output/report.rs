@@ -63,7 +63,10 @@ pub fn report_html(results: &RunResults) -> String {
     }
     h.push_str("\n<h2>FCT slowdown by flow size</h2>\n");
     match slowdown_chart(results) {
-        Some(svg) => h.push_str(&svg),
+        Some(svg) => {
+            h.push_str(&svg);
+            slowdown_bucket_table(&mut h, results);
+        }
         None => {
             h.push_str("<p class=\"muted\">No completed flow with a known size and slowdown.</p>")
         }
@@ -365,6 +368,26 @@ fn slowdown_chart(r: &RunResults) -> Option<String> {
         }],
         note: Some(format!("p50 {} · p99 {}", p(500), p(990))),
     }))
+}
+
+/// Slowdown percentiles per flow-size bucket (the `fct_slowdown_by_size` of summary.json): one
+/// row per bucket, "–" for an empty bucket.
+fn slowdown_bucket_table(h: &mut String, r: &RunResults) {
+    let cell = |x: Option<f64>| x.map_or("–".to_string(), |v| fixed((v * 100.0).round() / 100.0));
+    h.push_str("<table class=\"buckets\"><tr><th class=\"l\">flow size</th><th>flows</th><th>p50</th><th>p95</th><th>p99</th><th>p99.9</th></tr>\n");
+    for b in super::slowdown_by_size(r) {
+        let _ = writeln!(
+            h,
+            "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            esc(b.bucket.label),
+            b.flows,
+            cell(b.p50),
+            cell(b.p95),
+            cell(b.p99),
+            cell(b.p999),
+        );
+    }
+    h.push_str("</table>\n");
 }
 
 /// Most dots in the slowdown scatter.

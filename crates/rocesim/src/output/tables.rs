@@ -1,4 +1,4 @@
-//! CSV tables: flows.csv, ports.csv, pfc.csv, timeseries/throughput.csv, timeseries/queues.csv.
+//! CSV tables: flows.csv, ports.csv, links.csv, pfc.csv, timeseries/throughput.csv, timeseries/queues.csv.
 //!
 //! Every writer takes any `io::Write`, writes a header line even when there are no rows, uses `\n`
 //! line ends, empty cells for missing values and fixed-point floats (at most 6 decimals, trailing
@@ -49,6 +49,16 @@ pub const PORTS_HEADER: [&str; 14] = [
     "paused_ns",
     "ecn_marked",
     "max_queue_bytes",
+];
+
+/// Header of links.csv.
+pub const LINKS_HEADER: [&str; 6] = [
+    "node",
+    "port",
+    "peer",
+    "rate_gbps",
+    "tx_gbps",
+    "utilisation",
 ];
 
 /// Header of pfc.csv.
@@ -123,6 +133,24 @@ pub fn write_ports<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
             p.paused_ns.to_string(),
             p.ecn_marked.to_string(),
             p.max_queue_bytes.to_string(),
+        ])?;
+    }
+    out.flush()
+}
+
+/// Writes links.csv: one row per (node, port) of ports.csv with its line rate, its average
+/// transmit rate over the whole run and its utilisation (see [`super::link_rows`]).
+pub fn write_links<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(LINKS_HEADER)?;
+    for l in super::link_rows(results) {
+        out.write_record([
+            l.node,
+            l.port.to_string(),
+            l.peer,
+            fixed(l.rate_bps as f64 * 1e-9),
+            l.tx_gbps.map(fixed).unwrap_or_default(),
+            l.utilisation.map(fixed).unwrap_or_default(),
         ])?;
     }
     out.flush()

@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use crate::monitor::RunResults;
 
 use super::fmt::{human_bytes, human_count, human_ns};
-use super::summary::{events_per_s, pfc_totals};
+use super::summary::{completed_slowdowns, events_per_s, percentile_nearest_rank, pfc_totals};
 
 /// Most flow rows printed.
 const MAX_ROWS: usize = 20;
@@ -57,6 +57,7 @@ pub fn terminal_table(results: &RunResults) -> String {
             let _ = writeln!(out, "… {} more flows", results.flows.len() - MAX_ROWS);
         }
     }
+    out.push_str(&slowdown_table(results));
     let (ptx, prx, _) = pfc_totals(results);
     let _ = writeln!(
         out,
@@ -70,6 +71,54 @@ pub fn terminal_table(results: &RunResults) -> String {
     );
     if results.incomplete {
         out.push_str("run interrupted: results are incomplete\n");
+    }
+    out
+}
+
+/// FCT slowdown percentiles, overall and per size bucket (buckets without flows left out); empty
+/// when no flow completed with a finite slowdown.
+fn slowdown_table(results: &RunResults) -> String {
+    let all = completed_slowdowns(results);
+    if all.is_empty() {
+        return String::new();
+    }
+    let two = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
+    let mut rows: Vec<[String; 6]> = vec![[
+        "FCT slowdown".into(),
+        "flows".into(),
+        "p50".into(),
+        "p95".into(),
+        "p99".into(),
+        "p99.9".into(),
+    ]];
+    let pct = |pm| percentile_nearest_rank(&all, pm);
+    rows.push([
+        "all".into(),
+        all.len().to_string(),
+        two(pct(500)),
+        two(pct(950)),
+        two(pct(990)),
+        two(pct(999)),
+    ]);
+    for b in super::slowdown_by_size(results) {
+        if b.flows > 0 {
+            rows.push([
+                b.bucket.label.to_string(),
+                b.flows.to_string(),
+                two(b.p50),
+                two(b.p95),
+                two(b.p99),
+                two(b.p999),
+            ]);
+        }
+    }
+    let widths: Vec<usize> = (0..6)
+        .map(|i| rows.iter().map(|r| r[i].chars().count()).max().unwrap_or(0))
+        .collect();
+    let mut out = String::new();
+    for r in &rows {
+        let cells: Vec<String> = (0..6).map(|i| pad(&r[i], widths[i], i > 0)).collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
     }
     out
 }

@@ -385,3 +385,56 @@ fn report_stays_small_for_many_flows() {
     let dots = html.matches("<circle").count();
     assert!((2000..=5000).contains(&dots), "{dots}");
 }
+
+#[test]
+fn slowdown_by_size_in_summary_terminal_and_report() {
+    let v: serde_json::Value = serde_json::from_str(&summary_json(&sample())).unwrap();
+    let b = &v["fct_slowdown_by_size"];
+    let keys: Vec<&String> = b.as_object().unwrap().keys().collect();
+    assert_eq!(keys.len(), 5);
+    // Sizes 1, 2, 4, 8 KB (slowdowns 10, 1, 9, 2): sorted 1, 2, 9, 10; p50 = rank 2, p95 = rank 4.
+    assert_eq!(b["<10KB"]["flows"], 4);
+    assert_eq!(b["<10KB"]["p50"], 2.0);
+    assert_eq!(b["<10KB"]["p95"], 10.0);
+    // 16, 32, 64 KB (8, 3, 7): sorted 3, 7, 8; p50 = rank 2.
+    assert_eq!(b["10KB-100KB"]["flows"], 3);
+    assert_eq!(b["10KB-100KB"]["p50"], 7.0);
+    assert_eq!(b["10KB-100KB"]["p999"], 8.0);
+    // 128, 256, 512 KB (4, 6, 5).
+    assert_eq!(b["100KB-1MB"]["p50"], 5.0);
+    assert_eq!(b["100KB-1MB"]["p99"], 6.0);
+    assert_eq!(b[">=10MB"]["flows"], 0);
+    assert!(b[">=10MB"]["p50"].is_null());
+    // The overall percentiles are still there.
+    assert_eq!(v["fct_slowdown"]["p50"], 5.0);
+
+    let t = terminal_table(&sample());
+    assert!(t.contains("FCT slowdown"), "{t}");
+    let row = t.lines().find(|l| l.starts_with("10KB-100KB")).unwrap();
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells, ["10KB-100KB", "3", "7.00", "8.00", "8.00", "8.00"]);
+    assert!(!t.contains(">=10MB"), "empty buckets are left out: {t}");
+    // No completed flows: no slowdown table.
+    assert!(!terminal_table(&RunResults::default()).contains("FCT slowdown"));
+
+    let html = report_html(&sample());
+    assert!(html.contains("<table class=\"buckets\">"));
+    assert!(html.contains("<td class=\"l\">&lt;10KB</td><td>4</td><td>2</td><td>10</td>"));
+}
+
+#[test]
+fn links_csv_utilisation() {
+    let tmp = tempfile::tempdir().unwrap();
+    write_all(&sample(), tmp.path(), false).unwrap();
+    let links = read(tmp.path(), "links.csv");
+    let lines: Vec<&str> = links.lines().collect();
+    // S1:3 at 40G sent 10 820 wire bytes in 2 ms: 0.04328 Gb/s, 0.1082 % of the link.
+    assert_eq!(
+        lines,
+        [
+            "node,port,peer,rate_gbps,tx_gbps,utilisation",
+            "S1,3,S2,40,0.04328,0.001082",
+            "S2,0,S1,0,0,",
+        ]
+    );
+}
