@@ -9,8 +9,15 @@ use crate::topology::{NodeRef, Topology};
 use crate::units::Time;
 
 /// Fault kinds; the last two are known but not supported yet.
-pub const KINDS: &[&str] = &["nic_rx_stall", "link_down", "link_up", "loss"];
-const LATER: &[&str] = &["mac_age_out", "route_override"];
+pub const KINDS: &[&str] = &[
+    "nic_rx_stall",
+    "link_down",
+    "link_up",
+    "loss",
+    "route_override",
+    "mac_age_out",
+];
+const LATER: &[&str] = &[];
 
 fn node_name(topo: &Topology, n: NodeRef) -> &str {
     match n {
@@ -106,6 +113,68 @@ fn fault(
                         None
                     }
                 },
+                _ => None,
+            }
+        }
+        "route_override" | "mac_age_out" => {
+            let route = kind == "route_override";
+            keys.extend(if route {
+                &["switch", "dst", "via"][..]
+            } else {
+                &["switch", "host"][..]
+            });
+            ctx.keys(t, p, &keys);
+            let sw = ctx.req(t, p, "switch", "a switch name", Ctx::string);
+            let host_key = if route { "dst" } else { "host" };
+            let host = ctx.req(t, p, host_key, "a host name", Ctx::string);
+            let via = if route {
+                ctx.req(t, p, "via", "a neighbour's name", Ctx::string)
+            } else {
+                None
+            };
+            match (sw, host, topo) {
+                (Some(sw), Some(host), Some(topo)) => {
+                    let s = topo.switches.iter().position(|x| x.name == sw);
+                    let h = topo.hosts.iter().position(|x| x.name == host);
+                    if s.is_none() {
+                        let hint =
+                            suggest::hint(&sw, topo.switches.iter().map(|x| x.name.as_str()));
+                        ctx.err(at(p, "switch"), format!("unknown switch `{sw}`{hint}"));
+                    }
+                    if h.is_none() {
+                        let hint = suggest::hint(&host, topo.hosts.iter().map(|x| x.name.as_str()));
+                        ctx.err(at(p, host_key), format!("unknown host `{host}`{hint}"));
+                    }
+                    match (s, h, route) {
+                        (Some(s), Some(h), false) => Some(FaultKind::MacAgeOut {
+                            switch: s as u32,
+                            host: h as u32,
+                        }),
+                        (Some(s), Some(h), true) => {
+                            let via = via?;
+                            let me = NodeRef::Switch(s as u32);
+                            let l = topo.links.iter().position(|l| {
+                                (l.a == me && node_name(topo, l.b) == via)
+                                    || (l.b == me && node_name(topo, l.a) == via)
+                            });
+                            match l {
+                                Some(l) => Some(FaultKind::RouteOverride {
+                                    switch: s as u32,
+                                    dst: h as u32,
+                                    link: l as u32,
+                                }),
+                                None => {
+                                    ctx.err(
+                                        at(p, "via"),
+                                        format!("`{via}` is not a neighbour of `{sw}`"),
+                                    );
+                                    None
+                                }
+                            }
+                        }
+                        _ => None,
+                    }
+                }
                 _ => None,
             }
         }
@@ -325,6 +394,11 @@ mod tests {
             [[fault]]
             kind = "mac_age_out"
             at = "1ms"
+            [[fault]]
+            kind = "route_override"
+            switch = "S1"
+            dst = "A"
+            via = "S9"
             "#);
         assert!(f.is_none());
         let keys: Vec<&str> = ctx.errors.iter().map(|e| e.key.as_str()).collect();
@@ -335,7 +409,9 @@ mod tests {
             "fault[1].until",
             "fault[2].link[1]",
             "fault[2].probability",
-            "fault[3].kind",
+            "fault[3].switch",
+            "fault[3].host",
+            "fault[4].via",
         ] {
             assert!(keys.contains(&k), "no {k} in {keys:?}");
         }

@@ -33,6 +33,7 @@ pub const KEYS: &[&str] = &[
     "pfc_response",
     "latency",
     "pfc_watchdog",
+    "drop_lossless_on_incomplete_arp",
 ];
 
 /// Switch roles that generated topologies use.
@@ -449,6 +450,11 @@ pub fn apply(
             "latency" => {
                 if let Some(tm) = ctx.time(v, &k) {
                     p.latency = tm;
+                }
+            }
+            "drop_lossless_on_incomplete_arp" => {
+                if let Some(b) = ctx.boolean(v, &k) {
+                    p.drop_lossless_on_incomplete_arp = b;
                 }
             }
             "pfc_watchdog" => {

@@ -166,6 +166,9 @@ pub struct SwitchParams {
     pub detection: Detection,
     /// The PFC watchdog, if enabled.
     pub pfc_watchdog: Option<WatchdogParams>,
+    /// Drop lossless packets whose destination MAC is unknown instead of flooding them
+    /// (Guo et al. 2016 §4.2's fix for flooding deadlocks).
+    pub drop_lossless_on_incomplete_arp: bool,
     /// Forwarding latency added at ingress (0 = store-and-forward only).
     pub latency: Time,
 }
@@ -204,6 +207,7 @@ impl Default for SwitchParams {
             ecn: None,
             detection: Detection::Wred,
             pfc_watchdog: None,
+            drop_lossless_on_incomplete_arp: false,
             latency: Time::ZERO,
         }
     }

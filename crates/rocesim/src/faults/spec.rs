@@ -20,6 +20,25 @@ pub enum FaultKind {
         /// Index into `Topology::links`.
         link: u32,
     },
+    /// A static route: switch `switch` sends packets for host `dst` out of its port on link
+    /// `link`, whatever the shortest paths say (a misconfiguration; makes routing loops).
+    RouteOverride {
+        /// Switch id.
+        switch: u32,
+        /// Destination host id.
+        dst: u32,
+        /// Index of the link (of `switch`) to forward on.
+        link: u32,
+    },
+    /// Switch `switch` forgets host `host`'s MAC address while its ARP entry lives (Guo et al.
+    /// 2016 §4.2): packets to the host are flooded on every port but the one they came in on,
+    /// or, with the switch's `drop_lossless_on_incomplete_arp`, lossless ones are dropped.
+    MacAgeOut {
+        /// Switch id.
+        switch: u32,
+        /// Host id.
+        host: u32,
+    },
     /// Packets crossing the link from `from` are dropped: every Nth, or with a probability.
     Loss {
         /// Index into `Topology::links`.
@@ -32,6 +51,17 @@ pub enum FaultKind {
         /// Drop each data packet with this probability, if set.
         probability: Option<f64>,
     },
+}
+
+/// Routing and forwarding faults (kept apart so the common kinds stay small).
+impl FaultKind {
+    /// Is this a forwarding-table fault?
+    pub fn is_forwarding(&self) -> bool {
+        matches!(
+            self,
+            FaultKind::RouteOverride { .. } | FaultKind::MacAgeOut { .. }
+        )
+    }
 }
 
 /// A fault and when it applies.

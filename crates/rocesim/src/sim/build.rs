@@ -127,6 +127,10 @@ impl Sim {
                 ecn_queues: p.ecn.map_or(0, |e| e.queues),
                 detection: p.detection,
                 rng: stream(scenario.sim.seed, StreamKind::Switch, s as u64),
+                fwd_fault: false,
+                route_overrides: Vec::new(),
+                aged: Vec::new(),
+                drop_on_incomplete_arp: p.drop_lossless_on_incomplete_arp,
             });
         }
         if !errors.is_empty() {

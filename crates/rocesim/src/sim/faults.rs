@@ -30,6 +30,29 @@ impl Sim {
                     }
                 }
             }
+            FaultKind::RouteOverride { switch, dst, link } => {
+                let ports = &self.ports;
+                let sw = &mut self.switches[switch as usize];
+                sw.route_overrides.retain(|&(d, _)| d != dst);
+                if start {
+                    if let Some(port) = sw
+                        .ports
+                        .iter()
+                        .position(|&g| ports[g as usize].link == link)
+                    {
+                        sw.route_overrides.push((dst, port as u16));
+                    }
+                }
+                sw.fwd_fault = !sw.route_overrides.is_empty() || !sw.aged.is_empty();
+            }
+            FaultKind::MacAgeOut { switch, host } => {
+                let sw = &mut self.switches[switch as usize];
+                sw.aged.retain(|&h| h != host);
+                if start {
+                    sw.aged.push(host);
+                }
+                sw.fwd_fault = !sw.route_overrides.is_empty() || !sw.aged.is_empty();
+            }
             FaultKind::Loss {
                 link,
                 from_a,

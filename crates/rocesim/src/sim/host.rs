@@ -142,6 +142,12 @@ impl Sim {
 
     /// A frame arrived at host `h`'s NIC.
     pub(crate) fn host_receive(&mut self, h: u32, pkt_id: u32) {
+        if self.arena.get(pkt_id).dst != h {
+            // A flooded copy: the NIC discards frames not addressed to it.
+            self.totals.drops_fault += 1;
+            self.drop_packet(pkt_id);
+            return;
+        }
         let host = &mut self.hosts[h as usize];
         if host.rx.bypass() {
             self.nic_process(h, pkt_id);

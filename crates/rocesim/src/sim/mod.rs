@@ -59,6 +59,14 @@ pub(crate) struct SwitchState {
     pub ecn: Option<crate::fabric::params::EcnParams>,
     /// The switch's random stream (RED marking).
     pub rng: crate::engine::rng::SimRng,
+    /// Forwarding faults are active (static routes or aged MACs): check them per packet.
+    pub fwd_fault: bool,
+    /// Static routes: (destination host, local port).
+    pub route_overrides: Vec<(u32, u16)>,
+    /// Hosts whose MAC this switch has forgotten.
+    pub aged: Vec<u32>,
+    /// Drop lossless packets to aged MACs instead of flooding.
+    pub drop_on_incomplete_arp: bool,
 }
 
 /// A flow: both ends of its queue pair and its counters.

@@ -16,18 +16,34 @@ impl Sim {
             return;
         }
         pkt.ttl -= 1;
-        let sw = &mut self.switches[s as usize];
-        let hops = self.routes.next_hops(s, pkt.dst);
-        if hops.is_empty() {
-            self.totals.drops_fault += 1;
-            self.drop_packet(pkt_id);
-            return;
-        }
-        let out_local = hops[if hops.len() == 1 {
-            0
+        let dst = pkt.dst;
+        let hash = pkt.hash;
+        let sw = &self.switches[s as usize];
+        let out_local = if sw.fwd_fault {
+            match self.forwarding_fault(s, in_port, pkt_id, dst) {
+                Some(p) => p,
+                None => return,
+            }
         } else {
-            ecmp_pick(pkt.hash, sw.salt, hops.len())
-        }];
+            let hops = self.routes.next_hops(s, dst);
+            if hops.is_empty() {
+                self.totals.drops_fault += 1;
+                self.drop_packet(pkt_id);
+                return;
+            }
+            hops[if hops.len() == 1 {
+                0
+            } else {
+                ecmp_pick(hash, sw.salt, hops.len())
+            }]
+        };
+        self.enqueue_at(s, in_port, pkt_id, out_local);
+    }
+
+    /// Admit packet `pkt_id` (arrived on `in_port`) to egress port `out_local` of switch `s`.
+    fn enqueue_at(&mut self, s: u32, in_port: u32, pkt_id: u32, out_local: u16) {
+        let pkt = self.arena.get_mut(pkt_id);
+        let sw = &mut self.switches[s as usize];
         let out = sw.ports[out_local as usize];
         let tc = sw.dscp_to_tc[(pkt.dscp & 63) as usize];
         let q = sw.tc_to_queue[tc as usize];
@@ -82,6 +98,50 @@ impl Sim {
             self.ecn_on_enqueue(s, out, q, &e, pkt_id, size, depth);
         }
         self.try_send(out);
+    }
+
+    /// Forwarding with faults: a static route wins; an aged MAC floods (or drops lossless
+    /// packets with `drop_lossless_on_incomplete_arp`). Returns the port to use, or `None` when
+    /// the packet was consumed here.
+    fn forwarding_fault(&mut self, s: u32, in_port: u32, pkt_id: u32, dst: u32) -> Option<u16> {
+        let sw = &self.switches[s as usize];
+        if let Some(&(_, p)) = sw.route_overrides.iter().find(|&&(d, _)| d == dst) {
+            return Some(p);
+        }
+        if !sw.aged.contains(&dst) {
+            let hops = self.routes.next_hops(s, dst);
+            let hash = self.arena.get(pkt_id).hash;
+            return match hops.len() {
+                0 => {
+                    self.totals.drops_fault += 1;
+                    self.drop_packet(pkt_id);
+                    None
+                }
+                1 => Some(hops[0]),
+                n => Some(hops[ecmp_pick(hash, sw.salt, n)]),
+            };
+        }
+        let tc = sw.dscp_to_tc[(self.arena.get(pkt_id).dscp & 63) as usize];
+        let lossless = sw.pfc_enable & (1 << tc) != 0;
+        if lossless && sw.drop_on_incomplete_arp {
+            self.totals.drops_fault += 1;
+            self.drop_packet(pkt_id);
+            return None;
+        }
+        // Flood a copy out of every port but the one it came in on.
+        let in_local = self.ports[in_port as usize].local;
+        let n = sw.ports.len() as u16;
+        let mut original = *self.arena.get(pkt_id);
+        self.drop_packet(pkt_id);
+        // Copies carry no INT record (it was released with the original).
+        original.flags &= !(crate::packet::flags::INT | crate::packet::flags::INT_ECHO);
+        for p in 0..n {
+            if p != in_local {
+                let copy = self.arena.alloc(original);
+                self.enqueue_at(s, in_port, copy, p);
+            }
+        }
+        None
     }
 
     /// Pick the next packet of switch `s`'s port `p` and release its buffer.
