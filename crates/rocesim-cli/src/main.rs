@@ -2,6 +2,7 @@
 
 mod bench;
 mod progress;
+mod sweep;
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -54,6 +55,22 @@ enum Cmd {
         #[arg(long, default_value_t = 3)]
         repeat: usize,
     },
+    /// Run a base scenario many times with different overrides (a grid or a list of runs), in
+    /// parallel, and write one table of the runs (see docs/sweeps.md).
+    Sweep {
+        /// The sweep file (TOML: `base`, `[grid]` or `[[run]]`, optional `seeds`, `repeat`).
+        sweep: PathBuf,
+        /// Runs at the same time (default: the number of cores).
+        #[arg(long, short, value_name = "N")]
+        jobs: Option<usize>,
+        /// Result directory: DIR/sweep.csv, DIR/sweep.json, DIR/run-<i>/ (default:
+        /// results/sweeps/<sweep file stem>).
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+        /// No progress bar and no table on the terminal.
+        #[arg(long, short)]
+        quiet: bool,
+    },
     /// Print the topology a scenario builds: nodes, links, and per-port headroom.
     Topo {
         /// The scenario file.
@@ -74,6 +91,12 @@ fn main() -> ExitCode {
             quiet,
         } => run(&scenario, &set, out, quiet),
         Cmd::Bench { scenarios, repeat } => bench::bench(scenarios, repeat),
+        Cmd::Sweep {
+            sweep,
+            jobs,
+            out,
+            quiet,
+        } => sweep::sweep(&sweep, jobs, out, quiet),
         Cmd::Lint { scenario, set } => match load(&scenario, &set) {
             Ok(sc) => match Sim::new(sc) {
                 Ok(_) => {
