@@ -1590,8 +1590,15 @@ mod tests {
                 if !mine || !name.ends_with(".toml") {
                     continue;
                 }
-                if let Err(e) = crate::config::load(&path, &[]) {
-                    panic!("{}: {e}", path.display());
+                let sc = match crate::config::load(&path, &[]) {
+                    Ok(sc) => sc,
+                    Err(e) => panic!("{}: {e}", path.display()),
+                };
+                if name == "s1.toml" {
+                    // BENCHMARKS.md S1: the hpcc generator's 1418 flows, 2,237,781,528 bytes.
+                    assert_eq!(sc.flows.len(), 1418);
+                    let bytes: u64 = sc.flows.iter().map(|f| f.size.unwrap()).sum();
+                    assert_eq!(bytes, 2_237_781_528);
                 }
                 n += 1;
             }
