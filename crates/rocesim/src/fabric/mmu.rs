@@ -220,6 +220,34 @@ impl Mmu {
         self.q[out_port * 8 + q as usize].bytes -= size;
     }
 
+    /// Admit a replica of a packet already admitted (a flooded copy). It is charged like any
+    /// packet (so its ingress PG pauses as copies pile up) but never dropped here: a copy that
+    /// does not fit stays in the PG's headroom, which may then exceed its nominal size. (A real
+    /// switch stores the frame once and frees it after the last copy; this approximation is
+    /// conservative: it pauses earlier.)
+    pub fn admit_replica(
+        &mut self,
+        in_port: usize,
+        pg: u8,
+        out_port: usize,
+        q: u8,
+        size: u64,
+        lossless: bool,
+    ) {
+        match self.admit(in_port, pg, out_port, q, size, lossless) {
+            Admit::Shared | Admit::Headroom => {}
+            Admit::DropLossless | Admit::DropLossy => {
+                let i = in_port * 8 + pg as usize;
+                self.pg[i].hdrm += size;
+                self.hdrm_used += size;
+                self.pg[i].bytes += size;
+                let qa = &mut self.q[out_port * 8 + q as usize];
+                qa.bytes += size;
+                qa.max = qa.max.max(qa.bytes);
+            }
+        }
+    }
+
     /// Should this lossless PG be in XOFF (pause its upstream)?
     pub fn over_xoff(&self, port: usize, pg: u8) -> bool {
         let i = port * 8 + pg as usize;

@@ -27,6 +27,8 @@ pub struct QEntry {
     pub lossless: bool,
     /// A data packet collecting INT (stamp a hop record when it leaves).
     pub int: bool,
+    /// A flooded copy (admitted without the risk of a drop; see `Mmu::admit_replica`).
+    pub replica: bool,
 }
 
 impl QEntry {
@@ -41,6 +43,7 @@ impl QEntry {
             tc,
             lossless: false,
             int: false,
+            replica: false,
         }
     }
     /// Bytes on the wire.

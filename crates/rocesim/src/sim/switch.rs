@@ -37,11 +37,12 @@ impl Sim {
                 ecmp_pick(hash, sw.salt, hops.len())
             }]
         };
-        self.enqueue_at(s, in_port, pkt_id, out_local);
+        self.enqueue_at(s, in_port, pkt_id, out_local, false);
     }
 
-    /// Admit packet `pkt_id` (arrived on `in_port`) to egress port `out_local` of switch `s`.
-    fn enqueue_at(&mut self, s: u32, in_port: u32, pkt_id: u32, out_local: u16) {
+    /// Admit packet `pkt_id` (arrived on `in_port`) to egress port `out_local` of switch `s`;
+    /// a `replica` (a flooded copy beyond the first) is never dropped at admission.
+    fn enqueue_at(&mut self, s: u32, in_port: u32, pkt_id: u32, out_local: u16, replica: bool) {
         let pkt = self.arena.get_mut(pkt_id);
         let sw = &mut self.switches[s as usize];
         let out = sw.ports[out_local as usize];
@@ -58,10 +59,15 @@ impl Sim {
             self.drop_packet(pkt_id);
             return;
         }
-        match sw
-            .mmu
-            .admit(in_local, tc, out_local as usize, q, size, lossless)
-        {
+        let verdict = if replica {
+            sw.mmu
+                .admit_replica(in_local, tc, out_local as usize, q, size, lossless);
+            Admit::Shared
+        } else {
+            sw.mmu
+                .admit(in_local, tc, out_local as usize, q, size, lossless)
+        };
+        match verdict {
             Admit::DropLossless | Admit::DropLossy => {
                 if lossless {
                     self.totals.drops_lossless += 1;
@@ -83,6 +89,7 @@ impl Sim {
             tc,
             lossless,
             int: pkt.flags & crate::packet::flags::INT != 0,
+            replica,
         };
         let over =
             lossless && !self.xoff[in_port as usize].held(tc) && sw.mmu.over_xoff(in_local, tc);
@@ -135,10 +142,12 @@ impl Sim {
         self.drop_packet(pkt_id);
         // Copies carry no INT record (it was released with the original).
         original.flags &= !(crate::packet::flags::INT | crate::packet::flags::INT_ECHO);
+        let mut first = true;
         for p in 0..n {
             if p != in_local {
                 let copy = self.arena.alloc(original);
-                self.enqueue_at(s, in_port, copy, p);
+                self.enqueue_at(s, in_port, copy, p, !first);
+                first = false;
             }
         }
         None

@@ -159,7 +159,8 @@ impl Sim {
             return;
         }
         if w.candidate_since == Time::NEVER {
-            w.candidate_since = now;
+            // It has not transmitted since the previous poll: stuck since then at least.
+            w.candidate_since = now.saturating_sub(p.poll_interval);
         }
         if now - w.candidate_since < p.detection_time {
             return;
