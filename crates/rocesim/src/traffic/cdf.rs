@@ -266,6 +266,10 @@ mod tests {
         // VALIDATION.md §9 W1: mean 1,711,250 B ± 1 %, P(< 100 KB) = 0.542 ± 0.003,
         // median 73 KB ± 2 %.
         let d = draws(&Cdf::websearch(), 1_000_000);
+        eprintln!(
+            "websearch: mean {:.0}, P(<100KB) {:.4}, median {:.0}",
+            d.mean, d.below_100k, d.median
+        );
         assert!((d.mean / 1_711_250.0 - 1.0).abs() < 0.01, "mean {}", d.mean);
         assert!((d.below_100k - 0.542).abs() < 0.003, "P {}", d.below_100k);
         assert!(
@@ -281,6 +285,10 @@ mod tests {
         let c = Cdf::builtin("fb_hadoop").unwrap();
         assert_eq!(c.sampling, Sampling::Interpolated);
         let d = draws(&c, 1_000_000);
+        eprintln!(
+            "fb_hadoop: mean {:.0}, P(<100KB) {:.4}",
+            d.mean, d.below_100k
+        );
         assert!((d.mean / 120_421.0 - 1.0).abs() < 0.015, "mean {}", d.mean);
         assert!((d.below_100k - 0.885).abs() < 0.003, "P {}", d.below_100k);
     }
