@@ -379,3 +379,244 @@ fn hpcc_keeps_queues_short_where_dcqcn_pauses() {
         assert_eq!(s["drops"]["lossless"], 0);
     }
 }
+
+/// Average delivered Gb/s of flow `flow` over throughput samples in (`from_ms`, `to_ms`].
+fn avg_gbps(dir: &Path, flow: u32, from_ms: f64, to_ms: f64) -> f64 {
+    let rows = read_csv(&dir.join("timeseries/throughput.csv"));
+    let v: Vec<f64> = rows[1..]
+        .iter()
+        .filter(|r| r[1] == flow.to_string())
+        .filter(|r| {
+            let t = r[0].parse::<f64>().unwrap() / 1e6;
+            t > from_ms && t <= to_ms
+        })
+        .map(|r| r[2].parse().unwrap())
+        .collect();
+    assert!(
+        !v.is_empty(),
+        "no samples for flow {flow} in ({from_ms}, {to_ms}] ms"
+    );
+    v.iter().sum::<f64>() / v.len() as f64
+}
+
+fn flow_ids_named(dir: &Path, prefix: &str) -> Vec<u32> {
+    let rows = read_csv(&dir.join("flows.csv"));
+    rows[1..]
+        .iter()
+        .filter(|r| r[1].starts_with(prefix))
+        .map(|r| r[0].parse().unwrap())
+        .collect()
+}
+
+/// VALIDATION.md §2.3 (Guo et al. §4.3): without watchdogs the stuck NIC's pauses stall flows
+/// that never address it, and the pauses reach the spines.
+#[test]
+fn pfc_storm_stalls_victims_and_spreads_to_spines() {
+    let dir = run_file("scenarios/pfc-storm.toml", &[]);
+    let victims = flow_ids_named(dir.path(), "victim");
+    assert_eq!(victims.len(), 4);
+    for &v in &victims {
+        assert!(
+            avg_gbps(dir.path(), v, 2.0, 5.0) > 9.0,
+            "victim {v} ran before the fault"
+        );
+        assert_eq!(
+            avg_gbps(dir.path(), v, 10.0, 30.0),
+            0.0,
+            "victim {v} stalls"
+        );
+    }
+    let pfc = read_csv(&dir.path().join("pfc.csv"));
+    let spine_pauses = pfc[1..]
+        .iter()
+        .filter(|r| r[1].starts_with("spine") && r[4] == "tx" && r[5] != "0")
+        .count();
+    assert!(spine_pauses > 0, "pauses reach the spines");
+}
+
+/// The NIC watchdog stops the NIC pausing at fault + 100 ms (± one pause-refresh interval), and
+/// victims are back to ≥ 90 % of their pre-fault throughput within 2 ms after that.
+#[test]
+fn nic_watchdog_ends_the_storm_at_100_ms() {
+    let dir = run_file("scenarios/pfc-storm-nic-watchdog.toml", &[]);
+    let s = summary(dir.path());
+    let err = s["watchdog"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["event"] == "pause_storm_error")
+        .expect("watchdog fired");
+    let t = err["time_ns"].as_u64().unwrap() as f64 / 1e6;
+    // Refresh interval: half of 65535 quanta at 40G = 0.419 ms.
+    assert!((t - 105.0).abs() <= 0.42, "fired at {t} ms");
+    let pfc = read_csv(&dir.path().join("pfc.csv"));
+    let last_h5_pause = pfc[1..]
+        .iter()
+        .filter(|r| r[1] == "h5" && r[4] == "tx" && r[5] != "0")
+        .map(|r| r[0].parse::<f64>().unwrap() / 1e6)
+        .fold(0.0, f64::max);
+    assert!(
+        last_h5_pause <= 105.0 + 0.42,
+        "h5 paused until {last_h5_pause} ms"
+    );
+    assert_eq!(s["nic_pause_storms"][0]["tx_pause_storm_error_events"], 1);
+    for v in flow_ids_named(dir.path(), "victim") {
+        let pre = avg_gbps(dir.path(), v, 2.0, 5.0);
+        assert_eq!(
+            avg_gbps(dir.path(), v, 20.0, 100.0),
+            0.0,
+            "victim {v} stalls during the storm"
+        );
+        let after = avg_gbps(dir.path(), v, t + 1.0, t + 2.0);
+        assert!(
+            after >= 0.9 * pre,
+            "victim {v}: {after} Gb/s within 2 ms of the watchdog vs {pre} before"
+        );
+    }
+}
+
+/// The switch watchdog detects the storm within detection_time + poll_interval, victims recover,
+/// and lossless mode returns restoration_time after the pauses stop.
+#[test]
+fn switch_watchdog_detects_drops_and_restores() {
+    let dir = run_file("scenarios/pfc-storm-switch-watchdog.toml", &[]);
+    let s = summary(dir.path());
+    let ev = s["watchdog"].as_array().unwrap();
+    let at = |node: &str, event: &str| {
+        ev.iter()
+            .find(|e| e["node"] == node && e["event"] == event)
+            .map(|e| e["time_ns"].as_u64().unwrap() as f64 / 1e6)
+            .unwrap_or_else(|| panic!("no {event} at {node}: {ev:?}"))
+    };
+    // The storm starts at 5 ms; detection 10 ms, poll 1 ms.
+    let detected = at("tor1", "storm_detected");
+    assert!(
+        detected > 5.0 + 10.0 - 1e-9 && detected <= 5.0 + 10.0 + 1.0,
+        "detected at {detected} ms"
+    );
+    // h5 recovers at 40 ms and stops pausing: lossless mode returns 20 ms later (± a poll).
+    let restored = at("tor1", "storm_restored");
+    assert!((restored - 60.0).abs() <= 1.0, "restored at {restored} ms");
+    for v in flow_ids_named(dir.path(), "victim") {
+        let pre = avg_gbps(dir.path(), v, 2.0, 5.0);
+        let after = avg_gbps(dir.path(), v, detected + 2.0, 40.0);
+        assert!(after >= 0.9 * pre, "victim {v} recovers: {after} vs {pre}");
+    }
+    let q = &s["watchdog_queues"].as_array().unwrap();
+    assert!(q
+        .iter()
+        .any(|x| x["node"] == "tor1"
+            && x["PFC_WD_QUEUE_STATS_RX_DROPPED_PACKETS"].as_u64().unwrap() > 0));
+}
+
+/// VALIDATION.md §8 D1: a 4-switch ring with 2-hop flows at line rate deadlocks: a cycle of
+/// length 4 is reported, and all four flows stay at zero from then on.
+#[test]
+fn ring_with_overload_deadlocks() {
+    let dir = run_file("scenarios/deadlock-ring.toml", &[]);
+    let s = summary(dir.path());
+    let d = s["deadlocks"].as_array().unwrap();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["length"], 4);
+    let formed = d[0]["formed_ns"].as_u64().unwrap() as f64 / 1e6;
+    assert!(d[0]["detected_ns"].as_u64().unwrap() as f64 / 1e6 - formed >= 10.0);
+    for f in 0..4 {
+        assert_eq!(
+            avg_gbps(dir.path(), f, formed + 1.0, 40.0),
+            0.0,
+            "flow {f} stays at zero"
+        );
+    }
+    let rows = read_csv(&dir.path().join("deadlocks.csv"));
+    assert_eq!(rows.len(), 5, "deadlocks.csv has the four members");
+}
+
+/// D2: the same ring paced at 0.45 C: no pause, no deadlock, every flow gets 0.45 C ± 1 % (the
+/// pacing is on-wire bits, so goodput is 0.45 C × 1024/1106).
+#[test]
+fn paced_ring_does_not_deadlock() {
+    let dir = run_file("scenarios/deadlock-ring-paced.toml", &[]);
+    let s = summary(dir.path());
+    assert_eq!(s["pfc"]["pause_tx"], 0);
+    assert!(s["deadlocks"].as_array().unwrap().is_empty());
+    let expect = 0.45 * 40.0 * 1024.0 / 1106.0;
+    for g in column(dir.path(), "flows.csv", "goodput_gbps") {
+        assert!((g / expect - 1.0).abs() <= 0.01, "{g} vs {expect}");
+    }
+}
+
+/// D4: a routing loop with TTL 16. Under rocesim's TTL rule (a switch drops a packet that
+/// arrives with TTL 1, else decrements and forwards) a packet from H crosses A→B k = 8 times.
+/// Injecting 0.9·C/k: no pause, no deadlock; 1.1·C/k: the loop deadlocks.
+#[test]
+fn routing_loop_deadlocks_above_c_over_k() {
+    let k = 8.0;
+    let below = run_file(
+        "scenarios/deadlock-routing-loop.toml",
+        &[&format!("flow[0].rate={}Gbps", 0.9 * 40.0 / k)],
+    );
+    let s = summary(below.path());
+    assert_eq!(s["pfc"]["pause_tx"], 0);
+    assert!(s["deadlocks"].as_array().unwrap().is_empty());
+    assert!(
+        s["drops"]["ttl"].as_u64().unwrap() > 0,
+        "packets expire in the loop"
+    );
+    let above = run_file(
+        "scenarios/deadlock-routing-loop.toml",
+        &[&format!("flow[0].rate={}Gbps", 1.1 * 40.0 / k)],
+    );
+    let d = summary(above.path())["deadlocks"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert_eq!(d.len(), 1, "{d:?}");
+    assert_eq!(d[0]["length"], 2);
+}
+
+/// VALIDATION.md §2.2 (Guo et al. §4.2): flooding lossless packets for a dead server's aged MAC
+/// deadlocks the ToR–leaf links; dropping them instead (the fix) does not.
+#[test]
+fn flooding_deadlocks_unless_lossless_packets_to_unknown_macs_are_dropped() {
+    let flood = run_file("scenarios/deadlock-flooding.toml", &[]);
+    let d = summary(flood.path())["deadlocks"]
+        .as_array()
+        .unwrap()
+        .clone();
+    assert!(!d.is_empty(), "flooding deadlocks");
+    let fixed = run_file(
+        "scenarios/deadlock-flooding.toml",
+        &["switch.drop_lossless_on_incomplete_arp=true"],
+    );
+    let s = summary(fixed.path());
+    assert!(s["deadlocks"].as_array().unwrap().is_empty());
+    assert_eq!(s["pfc"]["pause_tx"], 0);
+    for f in 0..2 {
+        assert!(
+            avg_gbps(fixed.path(), f, 20.0, 30.0) > 9.0,
+            "flow {f} keeps running with the fix"
+        );
+    }
+}
+
+/// VALIDATION.md §2.1 in scenario form: go-back-0 keeps the link > 95 % busy and finishes
+/// nothing; go-back-N finishes.
+#[test]
+fn go_back_0_livelocks_and_go_back_n_finishes() {
+    let gb0 = run_file("scenarios/livelock-go-back-0.toml", &[]);
+    let s = summary(gb0.path());
+    assert_eq!(s["flows"]["completed"], 0);
+    let rows = read_csv(&gb0.path().join("ports.csv"));
+    let tx: u64 = rows[1..]
+        .iter()
+        .filter(|r| r[0] == "h0")
+        .map(|r| r[5].parse::<u64>().unwrap())
+        .sum();
+    let util = tx as f64 * 8.0 / 40e9 / (s["sim_time_ns"].as_u64().unwrap() as f64 * 1e-9);
+    assert!(util > 0.95, "link busy {util}");
+    let gbn = run_file(
+        "scenarios/livelock-go-back-0.toml",
+        &["nic.transport=gbn", "nic.rto=1ms"],
+    );
+    assert_eq!(summary(gbn.path())["flows"]["completed"], 1);
+}

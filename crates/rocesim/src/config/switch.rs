@@ -193,6 +193,7 @@ fn watchdog(
             "restoration_time",
             "action",
             "poll_interval",
+            "ports",
         ],
     );
     let base = cur.unwrap_or(WatchdogParams {
@@ -200,6 +201,7 @@ fn watchdog(
         restoration_time: Time::from_ms(200),
         action: WatchdogAction::Drop,
         poll_interval: Time::from_ms(100),
+        server_facing_only: false,
     });
     let enabled = c.or(t, k, "enabled", cur.is_some(), Ctx::boolean);
     let detection_time = c.or(t, k, "detection_time", base.detection_time, Ctx::time);
@@ -215,6 +217,12 @@ fn watchdog(
                 _ => WatchdogAction::Alert,
             }),
     };
+    let server_facing_only = match t.get("ports") {
+        None => Some(base.server_facing_only),
+        Some(x) => c
+            .choice(x, &at(k, "ports"), &["all", "server_facing"])
+            .map(|v| v == "server_facing"),
+    };
     if poll_interval == Some(Time::ZERO) {
         c.err(at(k, "poll_interval"), "the poll interval must be positive");
         return None;
@@ -224,6 +232,7 @@ fn watchdog(
         restoration_time: restoration_time?,
         action: action?,
         poll_interval: poll_interval?,
+        server_facing_only: server_facing_only?,
     };
     Some(enabled?.then_some(p))
 }

@@ -132,6 +132,8 @@ pub struct WatchdogParams {
     pub action: WatchdogAction,
     /// How often queues are checked.
     pub poll_interval: Time,
+    /// Watch only ports that face servers (Guo et al. 2016's ToR watchdog), not uplinks.
+    pub server_facing_only: bool,
 }
 
 /// Parameters of one switch.

@@ -16,6 +16,7 @@ use super::Sim;
 use crate::engine::Event;
 use crate::fabric::params::WatchdogAction;
 use crate::monitor::failures::{NicStormStats, WatchdogEvent, WatchdogQueueStats};
+use crate::topology::NodeRef;
 use crate::units::Time;
 
 /// Watchdog state of one (port, priority).
@@ -113,6 +114,11 @@ impl Sim {
         let sw_ports = self.switches[s as usize].ports.clone();
         let lossless = self.switches[s as usize].pfc_enable;
         for port in sw_ports {
+            let peer = self.ports[port as usize].peer;
+            let faces_server = matches!(self.ports[peer as usize].node, NodeRef::Host(_));
+            if p.server_facing_only && !faces_server {
+                continue;
+            }
             let mut prios = lossless;
             while prios != 0 {
                 let prio = prios.trailing_zeros() as u8;
