@@ -179,16 +179,17 @@ fn fault(
             }
         }
         "link_down" | "link_up" => {
-            keys.push("link");
+            keys.extend(["link", "reconverge"]);
             ctx.keys(t, p, &keys);
             let l = ctx.req(t, p, "link", "a pair of node names", |c, v, k| {
                 link(c, v, k, topo)
             });
+            let reconverge = ctx.or(t, p, "reconverge", Time::from_ms(1), Ctx::time)?;
             l.map(|(link, _)| {
                 if kind == "link_down" {
-                    FaultKind::LinkDown { link }
+                    FaultKind::LinkDown { link, reconverge }
                 } else {
-                    FaultKind::LinkUp { link }
+                    FaultKind::LinkUp { link, reconverge }
                 }
             })
         }
@@ -362,7 +363,13 @@ mod tests {
         let f = f.unwrap();
         assert_eq!(f[0].kind, FaultKind::NicRxStall { host: 1 });
         assert_eq!(f[0].until, Some(Time::from_ms(6)));
-        assert_eq!(f[1].kind, FaultKind::LinkDown { link: 1 });
+        assert_eq!(
+            f[1].kind,
+            FaultKind::LinkDown {
+                link: 1,
+                reconverge: Time::from_ms(1)
+            }
+        );
         assert_eq!(
             f[2].kind,
             FaultKind::Loss {

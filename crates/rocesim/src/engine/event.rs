@@ -49,6 +49,8 @@ pub enum Event {
     WatchdogPoll(u32),
     /// The deadlock detector looks for cycles in the wait-for graph.
     DeadlockCheck,
+    /// Routing reconverges: shortest paths are recomputed over the links that are up.
+    Reroute,
     /// Periodic sampling of throughput and queue depths.
     Sample,
     /// A fault from the scenario's list starts (`start` = true) or is cleared.

@@ -14,11 +14,17 @@ pub enum FaultKind {
     LinkDown {
         /// Index into `Topology::links`.
         link: u32,
+        /// Routing reconverges this long after the change: until then packets follow the
+        /// stale routes (and die on the dead link); after it, shortest paths over the links
+        /// still up, bounce paths included.
+        reconverge: Time,
     },
-    /// A link that was down comes back.
+    /// A link that was down comes back (routing reconverges after `reconverge`).
     LinkUp {
         /// Index into `Topology::links`.
         link: u32,
+        /// See [`FaultKind::LinkDown`].
+        reconverge: Time,
     },
     /// A static route: switch `switch` sends packets for host `dst` out of its port on link
     /// `link`, whatever the shortest paths say (a misconfiguration; makes routing loops).

@@ -255,6 +255,43 @@ impl Sim {
         Ok(sim)
     }
 
+    /// Recompute shortest paths over the links that are up (routing reconvergence).
+    pub(crate) fn reroute(&mut self) {
+        let nh = self.hosts.len() as u32;
+        let node = |n: NodeRef| match n {
+            NodeRef::Host(h) => GraphNode(h),
+            NodeRef::Switch(s) => GraphNode(nh + s),
+        };
+        let host_switch: Vec<Option<u32>> = self
+            .hosts
+            .iter()
+            .map(|h| {
+                if !self.chans[h.port as usize].up {
+                    return None;
+                }
+                match self.ports[self.ports[h.port as usize].peer as usize].node {
+                    NodeRef::Switch(s) => Some(s),
+                    NodeRef::Host(_) => None,
+                }
+            })
+            .collect();
+        let switch_peers: Vec<Vec<Option<GraphNode>>> = self
+            .switches
+            .iter()
+            .map(|sw| {
+                sw.ports
+                    .iter()
+                    .map(|&g| {
+                        self.chans[g as usize]
+                            .up
+                            .then(|| node(self.ports[self.ports[g as usize].peer as usize].node))
+                    })
+                    .collect()
+            })
+            .collect();
+        self.routes = RoutingTable::build(&host_switch, &switch_peers);
+    }
+
     /// Give every QP its congestion-control state, sized by its path's base RTT.
     fn init_congestion_control(&mut self) {
         for f in 0..self.flows.len() {

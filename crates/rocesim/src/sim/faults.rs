@@ -19,8 +19,16 @@ impl Sim {
                     self.rx_start(host);
                 }
             }
-            FaultKind::LinkDown { link } | FaultKind::LinkUp { link } => {
+            FaultKind::LinkDown { link, reconverge } | FaultKind::LinkUp { link, reconverge } => {
                 let up = matches!(kind, FaultKind::LinkUp { .. }) == start;
+                self.q
+                    .schedule(now + reconverge, crate::engine::Event::Reroute);
+                if !up {
+                    // A port whose link goes down loses what it had queued and on the wire.
+                    for p in [2 * link, 2 * link + 1] {
+                        self.flush_port(p);
+                    }
+                }
                 for c in [2 * link, 2 * link + 1] {
                     self.chans[c as usize].up = up;
                 }
@@ -74,6 +82,32 @@ impl Sim {
                     self.chans[c as usize].loss = loss;
                 }
             }
+        }
+    }
+
+    /// Drop everything port `p` holds: its queues and the frames on its outgoing wire.
+    fn flush_port(&mut self, p: u32) {
+        let node = self.ports[p as usize].node;
+        let out_local = self.ports[p as usize].local as usize;
+        for q in 0..8u8 {
+            while let Some(e) = self.ports[p as usize].dequeue(q) {
+                if let crate::topology::NodeRef::Switch(s) = node {
+                    let mmu = &mut self.switches[s as usize].mmu;
+                    mmu.release(e.in_local as usize, e.tc, out_local, q, e.bytes as u64);
+                    if e.lossless
+                        && self.xoff[e.in_port as usize].held(e.tc)
+                        && mmu.under_xon(e.in_local as usize, e.tc)
+                    {
+                        self.send_xon(e.in_port, e.tc);
+                    }
+                }
+                self.totals.drops_fault += 1;
+                self.drop_packet(e.pkt);
+            }
+        }
+        while let Some((_, pkt)) = self.chans[p as usize].pop() {
+            self.totals.drops_fault += 1;
+            self.drop_packet(pkt);
         }
     }
 }

@@ -260,6 +260,7 @@ impl Sim {
             Event::NicWatchdog(h) => self.on_nic_watchdog(h),
             Event::WatchdogPoll(s) => self.on_watchdog_poll(s),
             Event::DeadlockCheck => self.on_deadlock_check(),
+            Event::Reroute => self.reroute(),
             Event::Sample => self.on_sample(),
             Event::Fault { index, start } => self.on_fault(index, start),
         }

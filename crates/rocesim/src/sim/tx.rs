@@ -92,6 +92,10 @@ impl Sim {
     /// The head frame of the channel leaving port `p` reaches the peer port.
     pub(crate) fn on_link_arrive(&mut self, p: u32) {
         let ch = &mut self.chans[p as usize];
+        // A stale event (the wire was flushed when its link went down) finds another head.
+        if ch.head_time() != Some(self.q.now()) {
+            return;
+        }
         let Some((_, pkt)) = ch.pop() else { return };
         if let Some(&(t, next)) = ch.in_flight.front() {
             self.arena.prefetch(next);
