@@ -21,7 +21,8 @@ pub struct SimParams {
     pub warmup: Time,
     /// End the run as soon as every finite flow has completed (default true).
     pub stop_when_done: bool,
-    /// Report a PFC deadlock once its wait-for cycle has persisted this long.
+    /// Report a PFC deadlock once its wait-for cycle has persisted this long (zero: the
+    /// detector is off).
     pub deadlock_detection: Time,
     /// End the run when a deadlock is reported.
     pub stop_on_deadlock: bool,

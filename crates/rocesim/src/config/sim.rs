@@ -45,7 +45,10 @@ pub fn parse_sim(ctx: &mut Ctx, root: &Table) -> Option<SimParams> {
         }
     }
     let stop_when_done = ctx.or(t, P, "stop_when_done", true, Ctx::boolean);
-    let deadlock_detection = ctx.or(t, P, "deadlock_detection", Time::from_ms(10), Ctx::time);
+    // "off" (zero) disables the detector.
+    let deadlock_detection = ctx.or(t, P, "deadlock_detection", Time::from_ms(10), |c, v, k| {
+        c.time_or_off(v, k).map(|x| x.unwrap_or(Time::ZERO))
+    });
     let stop_on_deadlock = ctx.or(t, P, "stop_on_deadlock", false, Ctx::boolean);
     Some(SimParams {
         duration: duration?,

@@ -41,6 +41,9 @@ impl Sim {
     /// Start the detector (at build time).
     pub(crate) fn schedule_deadlock_detector(&mut self) {
         let d = self.scenario.sim.deadlock_detection;
+        if d == Time::ZERO {
+            return;
+        }
         let interval = Time((d.ps() / 10).clamp(10_000_000, 1_000_000_000));
         self.dl.interval = interval;
         self.dl.tx_seen = vec![0; self.ports.len() * 8];
