@@ -329,13 +329,12 @@ impl Sim {
     fn requester_ack(&mut self, ack: &Packet) {
         let now = self.now();
         let f = ack.flow;
-        let int = if ack.flags & flags::INT_ECHO != 0 {
-            let rec = self.ints[ack.aux as usize];
+        let has_int = ack.flags & flags::INT_ECHO != 0;
+        if has_int {
+            // Released now; the record stays readable until the next allocation.
             self.int_free(ack.aux);
-            Some(rec)
-        } else {
-            None
-        };
+        }
+        let int = has_int.then(|| &self.ints[ack.aux as usize]);
         let fl = &mut self.flows[f as usize];
         let before = fl.sq.snd_una;
         let done = transport::on_ack(&mut fl.sq, ack.psn, now);
@@ -346,9 +345,7 @@ impl Sim {
             return;
         }
         let acked = (fl.sq.snd_una.saturating_sub(before)) as u64 * fl.sq.mtu as u64;
-        let rtt = int
-            .is_none()
-            .then(|| crate::packet::since_stamp(now, ack.aux));
+        let rtt = (!has_int).then(|| crate::packet::since_stamp(now, ack.aux));
         let info = AckInfo {
             now,
             acked_bytes: acked,
@@ -356,7 +353,7 @@ impl Sim {
             snd_nxt: fl.sq.next_psn,
             ecn_echo: ack.flags & flags::ECN_ECHO != 0,
             rtt,
-            int: int.as_ref(),
+            int,
         };
         fl.sq.cc.on_ack(&info);
         let windowed = fl.sq.cc.window().is_some();
