@@ -58,6 +58,8 @@ pub struct PortRow {
     pub prio: u8,
     /// Line rate of the port, bits per second.
     pub rate_bps: u64,
+    /// Wire bytes transmitted in the statistics window [warmup, end].
+    pub tx_bytes_window: u64,
     /// Frames transmitted (data, ACK, CNP; PFC frames not included).
     pub tx_packets: u64,
     /// Bytes transmitted on the wire.

@@ -117,18 +117,19 @@ pub struct LinkRow {
     pub peer: String,
     /// Line rate of the port, bits per second (0 when unknown).
     pub rate_bps: u64,
-    /// Wire bytes transmitted over the whole run, all priorities (PFC frames not included).
+    /// Wire bytes transmitted in the statistics window [warmup, end], all priorities (PFC
+    /// frames not included).
     pub tx_bytes: u64,
-    /// Average transmit rate over the whole run `[0, sim_time]`, Gb/s of wire bits; `None` when
-    /// no time was simulated.
+    /// Average transmit rate over the statistics window, Gb/s of wire bits; `None` when the
+    /// window is empty.
     pub tx_gbps: Option<f64>,
-    /// `tx bits / (rate × sim_time)`: the fraction of the run the port was transmitting;
-    /// `None` when the rate or the simulated time is 0.
+    /// `tx bits / (rate × window)`: the fraction of the window the port was transmitting;
+    /// `None` when the rate or the window is 0.
     pub utilisation: Option<f64>,
 }
 
 /// One [`LinkRow`] per (node, port) that appears in `results.ports`, in the order of first
-/// appearance. Rates are averaged over the whole run because `tx_bytes` covers the whole run.
+/// appearance. Rates are averaged over the statistics window [warmup, end].
 pub fn link_rows(results: &RunResults) -> Vec<LinkRow> {
     let mut rows: Vec<LinkRow> = Vec::new();
     let mut index = std::collections::HashMap::new();
@@ -146,10 +147,10 @@ pub fn link_rows(results: &RunResults) -> Vec<LinkRow> {
             });
             rows.len() - 1
         });
-        rows[i].tx_bytes += p.tx_bytes;
+        rows[i].tx_bytes += p.tx_bytes_window;
         rows[i].rate_bps = rows[i].rate_bps.max(p.rate_bps);
     }
-    let secs = results.sim_time_ns as f64 * 1e-9;
+    let secs = results.sim_time_ns.saturating_sub(results.warmup_ns) as f64 * 1e-9;
     for r in &mut rows {
         let bits = r.tx_bytes as f64 * 8.0;
         if secs > 0.0 {
@@ -300,7 +301,8 @@ mod tests {
             peer: "peer".into(),
             prio,
             rate_bps,
-            tx_bytes,
+            tx_bytes: tx_bytes * 2,
+            tx_bytes_window: tx_bytes,
             ..PortRow::default()
         }
     }
@@ -308,8 +310,8 @@ mod tests {
     #[test]
     fn utilisation_arithmetic() {
         let r = RunResults {
-            sim_time_ns: 1_000_000, // 1 ms
-            warmup_ns: 500_000,     // ignored: tx_bytes cover the whole run
+            sim_time_ns: 1_500_000, // a 1 ms window after
+            warmup_ns: 500_000,     // 0.5 ms of warm-up
             ports: vec![
                 // 100G port: 4 MB + 2.25 MB = 6.25 MB = 50 Mbit in 1 ms = 50 Gb/s = 0.5.
                 port("S1", 0, 3, 100_000_000_000, 4_000_000),

@@ -67,6 +67,7 @@ fn sample() -> RunResults {
                 peer: "S2".into(),
                 prio: 3,
                 rate_bps: 40_000_000_000,
+                tx_bytes_window: 9_500,
                 tx_packets: 10,
                 tx_bytes: 10_820,
                 rx_packets: 9,
@@ -428,12 +429,13 @@ fn links_csv_utilisation() {
     write_all(&sample(), tmp.path(), false).unwrap();
     let links = read(tmp.path(), "links.csv");
     let lines: Vec<&str> = links.lines().collect();
-    // S1:3 at 40G sent 10 820 wire bytes in 2 ms: 0.04328 Gb/s, 0.1082 % of the link.
+    // S1:3 at 40G sent 9 500 wire bytes in the 1.9 ms window (2 ms run, 0.1 ms warm-up):
+    // 76 000 bits / 1.9 ms = 0.04 Gb/s, 0.1 % of the link.
     assert_eq!(
         lines,
         [
             "node,port,peer,rate_gbps,tx_gbps,utilisation",
-            "S1,3,S2,40,0.04328,0.001082",
+            "S1,3,S2,40,0.04,0.001",
             "S2,0,S1,0,0,",
         ]
     );

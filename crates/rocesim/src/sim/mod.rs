@@ -152,6 +152,8 @@ pub struct Sim {
     pub(crate) routes: RoutingTable,
     pub(crate) counters: Vec<PortPrioCounters>,
     pub(crate) tx: Vec<crate::monitor::TxCounters>,
+    /// Transmitted bytes per (port, priority) when the statistics window opened.
+    pub(crate) tx_at_warmup: Vec<u64>,
     /// Frames lost per channel and priority: (frames, wire bytes).
     pub(crate) lost: Vec<[(u64, u64); 8]>,
     pub(crate) pfc_log: Vec<PfcLogEntry>,
@@ -277,6 +279,7 @@ impl Sim {
 
     fn open_stats_window(&mut self) {
         self.warmup_done = true;
+        self.tx_at_warmup = self.tx.iter().map(|c| c.bytes).collect();
         for f in &mut self.flows {
             f.c.delivered_at_warmup = f.c.delivered;
         }

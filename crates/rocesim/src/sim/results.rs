@@ -210,6 +210,12 @@ impl Sim {
                     prio,
                     // Line rate, for links.csv (utilisation).
                     rate_bps: port.rate.bps(),
+                    tx_bytes_window: tx.bytes
+                        - self
+                            .tx_at_warmup
+                            .get(pi * 8 + prio as usize)
+                            .copied()
+                            .unwrap_or(0),
                     tx_packets: tx.packets,
                     tx_bytes: tx.bytes,
                     rx_packets,
