@@ -106,6 +106,11 @@ impl Sim {
             }
         }
         while let Some((_, pkt)) = self.chans[p as usize].pop() {
+            // Sent but never received: count it lost so the derived rx counters stay exact.
+            let (tc, wire) = (self.arena.get(pkt).tc, self.arena.get(pkt).wire);
+            let l = &mut self.lost[p as usize][tc as usize];
+            l.0 += 1;
+            l.1 += wire as u64;
             self.totals.drops_fault += 1;
             self.drop_packet(pkt);
         }
