@@ -4,7 +4,8 @@
 //! Almost every event in a packet network is due within a few microseconds (a frame's
 //! serialization, a link's propagation), so the queue is a timing wheel (Varghese & Lauck
 //! 1987): `SLOTS` slots of `2^SLOT_SHIFT` ps each cover the near future, a bitmap finds the
-//! next non-empty slot, and within a slot the earliest (time, sequence) entry is taken. Events
+//! next non-empty slot, and the slot being drained is sorted once by (time, sequence) and read
+//! from a cursor (an event scheduled into it is inserted in order). Events
 //! beyond the wheel's horizon (retransmission timers, pause expiries, flow starts) wait in a
 //! binary heap and move into the wheel as it turns. Push and pop are O(1) for wheel events.
 
@@ -59,6 +60,11 @@ pub struct EventQueue {
     /// `cur .. cur + SLOTS`.
     cur: u64,
     in_wheel: usize,
+    /// Absolute slot number whose entries are sorted by key from `head` on (the slot being
+    /// drained), or `u64::MAX`.
+    sorted: u64,
+    /// First entry of the sorted slot not yet popped.
+    head: usize,
     overflow: BinaryHeap<Reverse<Entry>>,
     seq: u64,
     now: Time,
@@ -78,6 +84,8 @@ impl EventQueue {
             bits: vec![0; SLOTS / 64],
             cur: 0,
             in_wheel: 0,
+            sorted: u64::MAX,
+            head: 0,
             overflow: BinaryHeap::new(),
             seq: 0,
             now: Time::ZERO,
@@ -106,7 +114,14 @@ impl EventQueue {
     #[inline]
     fn put(&mut self, e: Entry) {
         let i = (e.slot() & MASK) as usize;
-        self.slots[i].push(e);
+        let v = &mut self.slots[i];
+        if e.slot() == self.sorted {
+            // Usually the latest key so far: the search ends at the back.
+            let at = self.head + v[self.head..].partition_point(|x| x.key < e.key);
+            v.insert(at, e);
+        } else {
+            v.push(e);
+        }
         self.bits[i / 64] |= 1 << (i % 64);
         self.in_wheel += 1;
     }
@@ -168,18 +183,20 @@ impl EventQueue {
         };
         let i = (slot & MASK) as usize;
         let v = &mut self.slots[i];
-        let mut best = 0;
-        for j in 1..v.len() {
-            if v[j].key < v[best].key {
-                best = j;
-            }
+        if slot != self.sorted {
+            v.sort_unstable_by_key(|x| x.key);
+            self.sorted = slot;
+            self.head = 0;
         }
-        let t = v[best].time();
+        let e = v[self.head];
+        let t = e.time();
         if t > end.0 {
             return None;
         }
-        let e = v.swap_remove(best);
-        if v.is_empty() {
+        self.head += 1;
+        if self.head == v.len() {
+            v.clear();
+            self.head = 0;
             self.bits[i / 64] &= !(1 << (i % 64));
         }
         self.in_wheel -= 1;
@@ -274,8 +291,13 @@ mod tests {
                     out.push((t.0, e));
                     expect.push((rt, Event::TxDone(rs as u32)));
                 } else {
-                    // Near (within the wheel) or far (overflow) deltas.
-                    let d = if op == 1 { delta % 5_000 } else { delta };
+                    // Within the slot being drained, near (within the wheel) or far
+                    // (overflow) deltas.
+                    let d = match op {
+                        1 => delta % 5_000,
+                        3 => delta % 600,
+                        _ => delta,
+                    };
                     let at = q.now().0 + d;
                     seq += 1;
                     q.schedule(Time(at), Event::TxDone(seq as u32));

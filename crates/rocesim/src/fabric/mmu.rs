@@ -60,6 +60,8 @@ pub struct Mmu {
     pub shared_used: u64,
     /// Headroom bytes in use, all PGs.
     pub hdrm_used: u64,
+    /// Number of ports.
+    ports: usize,
 }
 
 fn scale(free: u64, th: i8) -> u64 {
@@ -105,6 +107,7 @@ impl Mmu {
             q: vec![QueueAcct::default(); ports * 8],
             shared_used: 0,
             hdrm_used: 0,
+            ports,
         })
     }
 
@@ -136,20 +139,33 @@ impl Mmu {
 
     /// Bytes an ingress PG holds (reserved + shared + headroom).
     pub fn pg_bytes(&self, port: usize, pg: u8) -> u64 {
-        self.pg[port * 8 + pg as usize].bytes
+        self.pg[self.pg_index(port, pg)].bytes
     }
     /// Headroom bytes an ingress PG holds.
     pub fn pg_headroom(&self, port: usize, pg: u8) -> u64 {
-        self.pg[port * 8 + pg as usize].hdrm
+        self.pg[self.pg_index(port, pg)].hdrm
     }
     /// Bytes queued at an egress queue.
     #[inline]
     pub fn queue_bytes(&self, port: usize, q: u8) -> u64 {
-        self.q[port * 8 + q as usize].bytes
+        self.q[self.q_index(port, q)].bytes
     }
     /// Peak bytes ever queued at an egress queue.
     pub fn queue_max(&self, port: usize, q: u8) -> u64 {
-        self.q[port * 8 + q as usize].max
+        self.q[self.q_index(port, q)].max
+    }
+
+    /// Index of (port, PG) in the PG accounting: priority-major, so that the one or two
+    /// lossless priorities of all ports of a switch share a few cache lines.
+    #[inline]
+    fn pg_index(&self, port: usize, pg: u8) -> usize {
+        pg as usize * self.ports + port
+    }
+
+    /// Index of (port, queue) in the queue accounting, priority-major like `pg_index`.
+    #[inline]
+    fn q_index(&self, port: usize, q: u8) -> usize {
+        q as usize * self.ports + port
     }
 
     /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`).
@@ -162,7 +178,7 @@ impl Mmu {
         size: u64,
         lossless: bool,
     ) -> Admit {
-        let i = in_port * 8 + pg as usize;
+        let i = self.pg_index(in_port, pg);
         let hdrm = self.pg[i].hdrm;
         let non_hdrm = self.pg[i].bytes - hdrm;
         let growth = self.shared_part(pg, non_hdrm + size) - self.shared_part(pg, non_hdrm);
@@ -183,7 +199,7 @@ impl Mmu {
                 return Admit::DropLossless;
             }
         } else {
-            let qb = self.q[out_port * 8 + q as usize].bytes + size;
+            let qb = self.q[self.q_index(out_port, q)].bytes + size;
             let limit = match self.mode {
                 BufferMode::Dynamic => self.lossy_reserved + scale(self.free(), self.lossy_th),
                 BufferMode::Static => self.lossy_limit,
@@ -200,7 +216,8 @@ impl Mmu {
             self.shared_used += growth;
         }
         self.pg[i].bytes += size;
-        let qa = &mut self.q[out_port * 8 + q as usize];
+        let qi = self.q_index(out_port, q);
+        let qa = &mut self.q[qi];
         qa.bytes += size;
         qa.max = qa.max.max(qa.bytes);
         verdict
@@ -208,7 +225,7 @@ impl Mmu {
 
     /// Release a packet that left its egress queue. Headroom is released first.
     pub fn release(&mut self, in_port: usize, pg: u8, out_port: usize, q: u8, size: u64) {
-        let i = in_port * 8 + pg as usize;
+        let i = self.pg_index(in_port, pg);
         let h = self.pg[i].hdrm.min(size);
         self.pg[i].hdrm -= h;
         self.hdrm_used -= h;
@@ -217,7 +234,8 @@ impl Mmu {
         let shrink = self.shared_part(pg, non_hdrm) - self.shared_part(pg, non_hdrm - rest);
         self.shared_used -= shrink;
         self.pg[i].bytes -= size;
-        self.q[out_port * 8 + q as usize].bytes -= size;
+        let qi = self.q_index(out_port, q);
+        self.q[qi].bytes -= size;
     }
 
     /// Admit a replica of a packet already admitted (a flooded copy). It is charged like any
@@ -237,11 +255,12 @@ impl Mmu {
         match self.admit(in_port, pg, out_port, q, size, lossless) {
             Admit::Shared | Admit::Headroom => {}
             Admit::DropLossless | Admit::DropLossy => {
-                let i = in_port * 8 + pg as usize;
+                let i = self.pg_index(in_port, pg);
                 self.pg[i].hdrm += size;
                 self.hdrm_used += size;
                 self.pg[i].bytes += size;
-                let qa = &mut self.q[out_port * 8 + q as usize];
+                let qi = self.q_index(out_port, q);
+                let qa = &mut self.q[qi];
                 qa.bytes += size;
                 qa.max = qa.max.max(qa.bytes);
             }
@@ -250,7 +269,7 @@ impl Mmu {
 
     /// Should this lossless PG be in XOFF (pause its upstream)?
     pub fn over_xoff(&self, port: usize, pg: u8) -> bool {
-        let i = port * 8 + pg as usize;
+        let i = self.pg_index(port, pg);
         let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm;
         self.pg[i].hdrm > 0
             || match self.mode {
@@ -264,7 +283,7 @@ impl Mmu {
 
     /// May this PG, now in XOFF, send XON (resume its upstream)?
     pub fn under_xon(&self, port: usize, pg: u8) -> bool {
-        let i = port * 8 + pg as usize;
+        let i = self.pg_index(port, pg);
         if self.pg[i].hdrm > 0 {
             return false;
         }
@@ -281,7 +300,10 @@ impl Mmu {
     /// Sum of shared parts over all PGs (for invariant checks).
     pub fn recount_shared(&self) -> u64 {
         (0..self.pg.len())
-            .map(|i| self.shared_part((i % 8) as u8, self.pg[i].bytes - self.pg[i].hdrm))
+            .map(|i| {
+                let pg = (i / self.ports) as u8;
+                self.shared_part(pg, self.pg[i].bytes - self.pg[i].hdrm)
+            })
             .sum()
     }
 }

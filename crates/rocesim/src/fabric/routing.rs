@@ -1,15 +1,35 @@
-//! Forwarding: shortest-path next hops per (switch, destination host), and ECMP selection by a
-//! 5-tuple hash salted per switch, so that every switch spreads flows independently.
+//! Forwarding: shortest-path next hops per (switch, destination rack) as shared ECMP groups,
+//! and ECMP selection by a 5-tuple hash salted per switch, so that every switch spreads flows
+//! independently.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 
-/// Next-hop table of every switch: for each destination host, the local ports on a shortest
-/// path to it. Flat arrays indexed by `switch × hosts + host`.
+/// Next-hop table of every switch, stored as a real switch stores it: each switch maps a
+/// destination *rack* (the switch the destination host hangs on, i.e. its ToR prefix) to an
+/// ECMP group, a list of local ports on shortest paths; the ToR itself maps the host to its
+/// access port. Groups are shared between switches and destinations, so the table is
+/// `switches × racks` small group ids (about 160 KB for a k = 16 fat-tree) instead of one
+/// entry per (switch, host), and stays in cache on the per-packet path.
 #[derive(Clone, Debug, Default)]
 pub struct RoutingTable {
-    hosts: usize,
-    offsets: Vec<u32>,
+    /// Per host: its rack (index into `rack_switch`) and its access port on that switch.
+    host: Vec<HostRoute>,
+    /// Per rack: the switch the rack's hosts hang on.
+    rack_switch: Vec<u32>,
+    /// `switch × racks + rack` → ECMP group id.
+    route: Vec<u32>,
+    /// Group `g` is `hops[group_start[g]..group_start[g + 1]]`.
+    group_start: Vec<u32>,
     hops: Vec<u16>,
+}
+
+/// Where a host attaches: its rack and the local port of the rack's switch that reaches it.
+#[derive(Clone, Copy, Debug, Default)]
+struct HostRoute {
+    /// Rack index, `u32::MAX` when the host's link is down (unreachable).
+    rack: u32,
+    /// The host's port on its rack switch, as a one-element ECMP group.
+    port: [u16; 1],
 }
 
 /// A node in the routing graph: hosts are `0..hosts`, switches follow.
@@ -23,10 +43,32 @@ impl RoutingTable {
     pub fn build(host_switch: &[Option<u32>], switch_peers: &[Vec<Option<GraphNode>>]) -> Self {
         let hosts = host_switch.len();
         let switches = switch_peers.len();
-        let mut offsets = Vec::with_capacity(hosts * switches + 1);
-        let mut hops = Vec::new();
-        let mut dist_by_dst: Vec<Vec<u32>> = Vec::with_capacity(hosts);
-        // Distances of every switch to each destination host, by BFS from the host.
+        // Racks: the distinct switches hosts hang on, in order of first appearance.
+        let mut rack_of_switch = vec![u32::MAX; switches];
+        let mut rack_switch = Vec::new();
+        let mut host = Vec::with_capacity(hosts);
+        for (h, sw) in host_switch.iter().enumerate() {
+            let Some(sw) = *sw else {
+                host.push(HostRoute {
+                    rack: u32::MAX,
+                    port: [0],
+                });
+                continue;
+            };
+            if rack_of_switch[sw as usize] == u32::MAX {
+                rack_of_switch[sw as usize] = rack_switch.len() as u32;
+                rack_switch.push(sw);
+            }
+            let port = switch_peers[sw as usize]
+                .iter()
+                .position(|p| *p == Some(GraphNode(h as u32)))
+                .map_or(u16::MAX, |p| p as u16);
+            host.push(HostRoute {
+                rack: rack_of_switch[sw as usize],
+                port: [port],
+            });
+        }
+        // Reverse adjacency between switches, for the BFS from each rack.
         let mut rev: Vec<Vec<u32>> = vec![Vec::new(); switches];
         for (s, peers) in switch_peers.iter().enumerate() {
             for peer in peers.iter().flatten() {
@@ -35,49 +77,59 @@ impl RoutingTable {
                 }
             }
         }
+        let racks = rack_switch.len();
+        let mut route = vec![0u32; switches * racks];
+        let mut groups: HashMap<Vec<u16>, u32> = HashMap::new();
+        let mut group_start = vec![0u32];
+        let mut hops: Vec<u16> = Vec::new();
+        let mut group_id = |set: Vec<u16>, hops: &mut Vec<u16>, group_start: &mut Vec<u32>| {
+            *groups.entry(set).or_insert_with_key(|set| {
+                hops.extend_from_slice(set);
+                group_start.push(hops.len() as u32);
+                group_start.len() as u32 - 2
+            })
+        };
+        // Group 0 is the empty group: unreachable.
+        let empty = group_id(Vec::new(), &mut hops, &mut group_start);
+        debug_assert_eq!(empty, 0);
         let mut queue = VecDeque::new();
-        for &sw in host_switch.iter() {
-            let mut dist = vec![u32::MAX; switches];
-            if let Some(sw) = sw {
-                dist[sw as usize] = 1;
-                queue.push_back(sw);
-                while let Some(s) = queue.pop_front() {
-                    let d = dist[s as usize];
-                    for &n in &rev[s as usize] {
-                        if dist[n as usize] == u32::MAX {
-                            dist[n as usize] = d + 1;
-                            queue.push_back(n);
-                        }
+        let mut dist = vec![u32::MAX; switches];
+        for (r, &rsw) in rack_switch.iter().enumerate() {
+            dist.fill(u32::MAX);
+            dist[rsw as usize] = 1;
+            queue.push_back(rsw);
+            while let Some(s) = queue.pop_front() {
+                let d = dist[s as usize];
+                for &n in &rev[s as usize] {
+                    if dist[n as usize] == u32::MAX {
+                        dist[n as usize] = d + 1;
+                        queue.push_back(n);
                     }
                 }
             }
-            dist_by_dst.push(dist);
-        }
-        for (s, peers) in switch_peers.iter().enumerate() {
-            for (h, dist) in dist_by_dst.iter().enumerate() {
-                offsets.push(hops.len() as u32);
+            for (s, peers) in switch_peers.iter().enumerate() {
                 let d = dist[s];
-                if d == u32::MAX {
-                    continue;
+                if d == u32::MAX || d == 1 {
+                    continue; // unreachable, or the rack switch itself (host ports)
                 }
-                for (p, peer) in peers.iter().enumerate() {
-                    let Some(peer) = peer else { continue };
-                    let pn = peer.0 as usize;
-                    let good = if pn < hosts {
-                        pn == h && d == 1
-                    } else {
-                        dist[pn - hosts] == d - 1
-                    };
-                    if good {
-                        hops.push(p as u16);
-                    }
-                }
+                let set: Vec<u16> = peers
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, peer)| {
+                        peer.is_some_and(|pn| {
+                            pn.0 as usize >= hosts && dist[pn.0 as usize - hosts] == d - 1
+                        })
+                    })
+                    .map(|(p, _)| p as u16)
+                    .collect();
+                route[s * racks + r] = group_id(set, &mut hops, &mut group_start);
             }
         }
-        offsets.push(hops.len() as u32);
         RoutingTable {
-            hosts,
-            offsets,
+            host,
+            rack_switch,
+            route,
+            group_start,
             hops,
         }
     }
@@ -85,8 +137,20 @@ impl RoutingTable {
     /// Local ports of switch `sw` on shortest paths to host `dst` (empty: unreachable).
     #[inline]
     pub fn next_hops(&self, sw: u32, dst: u32) -> &[u16] {
-        let i = sw as usize * self.hosts + dst as usize;
-        &self.hops[self.offsets[i] as usize..self.offsets[i + 1] as usize]
+        let h = &self.host[dst as usize];
+        let Some(&rsw) = self.rack_switch.get(h.rack as usize) else {
+            return &[];
+        };
+        if rsw == sw {
+            return if h.port[0] == u16::MAX { &[] } else { &h.port };
+        }
+        let g = self.route[sw as usize * self.rack_switch.len() + h.rack as usize] as usize;
+        &self.hops[self.group_start[g] as usize..self.group_start[g + 1] as usize]
+    }
+
+    /// Number of distinct ECMP groups (including the empty one).
+    pub fn groups(&self) -> usize {
+        self.group_start.len() - 1
     }
 }
 
@@ -129,6 +193,32 @@ mod tests {
         assert_eq!(r.next_hops(1, 1), &[1]);
         assert_eq!(r.next_hops(3, 0), &[0, 1]);
         assert_eq!(r.next_hops(3, 1), &[2]);
+    }
+
+    #[test]
+    fn racks_share_ecmp_groups_and_hosts_get_their_port() {
+        // h0, h1 on s0; h2 on s3; s0 and s3 joined by s1 and s2. A downed host is unreachable.
+        let n = |x: u32| Some(GraphNode(x));
+        let hosts = [Some(0), Some(0), Some(3), None];
+        let h = 4;
+        let peers = vec![
+            vec![n(0), n(h + 1), n(h + 2), n(1)],
+            vec![n(h), n(h + 3)],
+            vec![n(h), n(h + 3)],
+            vec![n(h + 1), n(h + 2), n(2), None],
+        ];
+        let r = RoutingTable::build(&hosts, &peers);
+        assert_eq!(r.next_hops(0, 0), &[0]);
+        assert_eq!(r.next_hops(0, 1), &[3]);
+        assert_eq!(r.next_hops(0, 2), &[1, 2]);
+        assert_eq!(r.next_hops(3, 0), &[0, 1]);
+        assert_eq!(r.next_hops(3, 1), &[0, 1]);
+        assert_eq!(r.next_hops(3, 2), &[2]);
+        assert_eq!(r.next_hops(1, 2), &[1]);
+        assert_eq!(r.next_hops(1, 0), &[0]);
+        assert!(r.next_hops(0, 3).is_empty() && r.next_hops(1, 3).is_empty());
+        // Groups: empty, {1, 2}, {0, 1}, {1}, {0}.
+        assert_eq!(r.groups(), 5);
     }
 
     #[test]

@@ -207,6 +207,7 @@ impl Sim {
             routes,
             counters: vec![PortPrioCounters::default(); nports * 8],
             tx: vec![Default::default(); nports * 8],
+            tx_port_bytes: vec![0; nports],
             tx_at_warmup: Vec::new(),
             lost: vec![[(0, 0); 8]; nports],
             pfc_log: Vec::new(),

@@ -152,6 +152,9 @@ pub struct Sim {
     pub(crate) routes: RoutingTable,
     pub(crate) counters: Vec<PortPrioCounters>,
     pub(crate) tx: Vec<crate::monitor::TxCounters>,
+    /// Wire bytes transmitted per port, all priorities (the INT `txBytes` of HPCC): the sum of
+    /// `tx` over a port's priorities, kept apart so the per-hop INT stamp reads one word.
+    pub(crate) tx_port_bytes: Vec<u64>,
     /// Transmitted bytes per (port, priority) when the statistics window opened.
     pub(crate) tx_at_warmup: Vec<u64>,
     /// Frames lost per channel and priority: (frames, wire bytes).

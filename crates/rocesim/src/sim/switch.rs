@@ -180,10 +180,7 @@ impl Sim {
         }
         if e.int {
             let depth = self.switches[s as usize].mmu.queue_bytes(out_local, q);
-            let sent: u64 = self.tx[p as usize * 8..p as usize * 8 + 8]
-                .iter()
-                .map(|c| c.bytes)
-                .sum();
+            let sent = self.tx_port_bytes[p as usize];
             let h = self.arena.get(e.pkt).aux;
             let rate = self.ports[p as usize].rate;
             self.int_stamp(h, depth, sent + e.wire() as u64, rate);

@@ -44,6 +44,7 @@ impl Sim {
         let c = &mut self.tx[p as usize * 8 + tc as usize];
         c.packets += 1;
         c.bytes += wire as u64;
+        self.tx_port_bytes[p as usize] += wire as u64;
         let ch = &mut self.chans[p as usize];
         let rng = &mut self.loss_rng;
         let arena = &self.arena;
