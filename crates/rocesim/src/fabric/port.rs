@@ -4,6 +4,7 @@
 
 use std::collections::VecDeque;
 
+use super::params::QueueSched;
 use super::pfc::EgressPause;
 use super::scheduler::Scheduler;
 use crate::topology::NodeRef;
@@ -58,22 +59,19 @@ impl QEntry {
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Port {
+    // Line 0: what every enqueue, transmit and arrival reads.
     /// The port serializes until this time.
     pub busy_until: Time,
-    /// Line rate.
-    pub rate: Rate,
     /// Picoseconds per byte at the line rate when whole (else 0): serialization by multiply.
     pub ps_per_byte: u64,
     /// Propagation delay to the peer.
     pub delay: Time,
-    /// Delay from receiving a pause frame to honouring it.
-    pub pfc_response: Time,
-    /// Global id of the port at the other end of the link.
-    pub peer: u32,
-    /// Index of the link in the topology.
-    pub link: u32,
+    /// Line rate.
+    pub rate: Rate,
     /// The node it belongs to.
     pub node: NodeRef,
+    /// Global id of the port at the other end of the link.
+    pub peer: u32,
     /// Its index on that node.
     pub local: u16,
     /// Bitmask of non-empty queues.
@@ -86,14 +84,22 @@ pub struct Port {
     pub pause_ignore: u8,
     /// Queues whose lossless packets the PFC watchdog discards (action `drop`).
     pub wd_drop: u8,
-    /// The egress queue that carries each priority (the switch's TC → queue map).
-    pub queue_of_prio: [u8; 8],
-    /// Pause timers of the egress priorities (set by the peer's PFC frames).
+    /// Queues served by strict priority (the others share by DWRR).
+    pub strict: u8,
+    /// Pause timers of the egress priorities (set by the peer's PFC frames); its `mask` is
+    /// the last byte of line 0.
     pub pause: EgressPause,
+    // Colder.
     /// Scheduler over the egress queues.
     pub sched: Scheduler,
     /// Egress queues.
     pub queues: [VecDeque<QEntry>; 8],
+    /// The egress queue that carries each priority (the switch's TC → queue map).
+    pub queue_of_prio: [u8; 8],
+    /// Delay from receiving a pause frame to honouring it.
+    pub pfc_response: Time,
+    /// Index of the link in the topology.
+    pub link: u32,
     /// When the refresh of each held XOFF is due (stale refresh events are ignored).
     pub refresh_at: [Time; 8],
     /// Quanta of each pending PFC frame.
@@ -109,7 +115,7 @@ impl Port {
         link: u32,
         rate: Rate,
         delay: Time,
-        sched: Scheduler,
+        kinds: &[QueueSched; 8],
     ) -> Self {
         Port {
             node,
@@ -130,7 +136,8 @@ impl Port {
             pause_ignore: 0,
             wd_drop: 0,
             pfc_quanta: [0; 8],
-            sched,
+            sched: Scheduler::new(kinds),
+            strict: Scheduler::strict_mask(kinds),
             queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7],
         }
     }
@@ -169,5 +176,26 @@ impl Port {
             m &= m - 1;
         }
         self.nonempty & !paused
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    #[test]
+    fn transmit_fields_share_the_first_cache_line() {
+        for end in [
+            offset_of!(Port, busy_until) + 8,
+            offset_of!(Port, ps_per_byte) + 8,
+            offset_of!(Port, node) + std::mem::size_of::<NodeRef>(),
+            offset_of!(Port, peer) + 4,
+            offset_of!(Port, wd_drop) + 1,
+            offset_of!(Port, strict) + 1,
+            offset_of!(Port, pause) + offset_of!(EgressPause, mask) + 1,
+        ] {
+            assert!(end <= 64, "field ends at byte {end}");
+        }
     }
 }

@@ -11,43 +11,50 @@ pub const DWRR_QUANTUM: i64 = 1024;
 #[derive(Clone, Copy, Debug)]
 #[repr(C)]
 pub struct Scheduler {
-    strict: u8,
     next: u8,
     weight: [u32; 8],
     deficit: [i64; 8],
 }
 
 impl Scheduler {
-    /// A scheduler with the given per-queue disciplines.
+    /// DWRR state for the given per-queue disciplines (strict queues get no weight).
     pub fn new(kinds: &[QueueSched; 8]) -> Self {
-        let mut strict = 0u8;
         let mut weight = [0u32; 8];
         for (q, k) in kinds.iter().enumerate() {
-            match *k {
-                QueueSched::Strict => strict |= 1 << q,
-                QueueSched::Dwrr(w) => weight[q] = w.max(1),
+            if let QueueSched::Dwrr(w) = *k {
+                weight[q] = w.max(1);
             }
         }
         Scheduler {
-            strict,
             weight,
             deficit: [0; 8],
             next: 0,
         }
     }
 
-    /// Pick the queue to serve next. `eligible` is a bitmask of non-empty, unpaused queues;
-    /// `head(q)` is the size of queue q's head packet in bytes.
+    /// Bitmask of the strict-priority queues among `kinds` (kept on the port, in its first
+    /// cache line).
+    pub fn strict_mask(kinds: &[QueueSched; 8]) -> u8 {
+        kinds
+            .iter()
+            .enumerate()
+            .filter(|(_, k)| matches!(k, QueueSched::Strict))
+            .fold(0, |m, (q, _)| m | 1 << q)
+    }
+
+    /// Pick the queue to serve next. `eligible` is a bitmask of non-empty, unpaused queues,
+    /// `strict` the strict-priority queues (`strict_mask`); `head(q)` is the size of queue q's
+    /// head packet in bytes.
     #[inline]
-    pub fn pick(&mut self, eligible: u8, head: impl Fn(u8) -> u32) -> Option<u8> {
+    pub fn pick(&mut self, strict: u8, eligible: u8, head: impl Fn(u8) -> u32) -> Option<u8> {
         if eligible == 0 {
             return None;
         }
-        let s = eligible & self.strict;
+        let s = eligible & strict;
         if s != 0 {
             return Some(7 - s.leading_zeros() as u8);
         }
-        let d = eligible & !self.strict;
+        let d = eligible & !strict;
         if d.count_ones() == 1 {
             return Some(d.trailing_zeros() as u8);
         }
@@ -80,9 +87,10 @@ mod tests {
         k[6] = QueueSched::Strict;
         k[7] = QueueSched::Strict;
         let mut s = Scheduler::new(&k);
-        assert_eq!(s.pick(0b1100_1001, |_| 1000), Some(7));
-        assert_eq!(s.pick(0b0100_1001, |_| 1000), Some(6));
-        assert_eq!(s.pick(0, |_| 1000), None);
+        let strict = Scheduler::strict_mask(&k);
+        assert_eq!(s.pick(strict, 0b1100_1001, |_| 1000), Some(7));
+        assert_eq!(s.pick(strict, 0b0100_1001, |_| 1000), Some(6));
+        assert_eq!(s.pick(strict, 0, |_| 1000), None);
     }
 
     #[test]
@@ -91,9 +99,10 @@ mod tests {
         k[0] = QueueSched::Dwrr(3);
         k[3] = QueueSched::Dwrr(1);
         let mut s = Scheduler::new(&k);
+        let strict = Scheduler::strict_mask(&k);
         let mut served = [0u64; 8];
         for _ in 0..40_000 {
-            let q = s.pick(0b0000_1001, |_| 1000).unwrap();
+            let q = s.pick(strict, 0b0000_1001, |_| 1000).unwrap();
             served[q as usize] += 1000;
         }
         let ratio = served[0] as f64 / served[3] as f64;

@@ -11,7 +11,6 @@ use crate::fabric::mmu::Mmu;
 use crate::fabric::params::QueueSched;
 use crate::fabric::port::Port;
 use crate::fabric::routing::{flow_hash, GraphNode, RoutingTable};
-use crate::fabric::scheduler::Scheduler;
 use crate::monitor::{FlowCounters, PortPrioCounters};
 use crate::nic::cc::{none::NoCc, CcContext, CcState};
 use crate::nic::host::Host;
@@ -37,10 +36,10 @@ impl Sim {
         let mut host_ports: Vec<Vec<u32>> = vec![Vec::new(); nh];
         let mut switch_ports: Vec<Vec<u32>> = vec![Vec::new(); ns];
         let mut ports = Vec::with_capacity(topo.links.len() * 2);
-        let all_strict = Scheduler::new(&[QueueSched::Strict; 8]);
+        let all_strict = [QueueSched::Strict; 8];
         let sched_of = |n: NodeRef| match n {
-            NodeRef::Switch(s) => Scheduler::new(&scenario.switches[s as usize].scheduler),
-            NodeRef::Host(_) => all_strict,
+            NodeRef::Switch(s) => &scenario.switches[s as usize].scheduler,
+            NodeRef::Host(_) => &all_strict,
         };
         for (i, l) in topo.links.iter().enumerate() {
             for (me, other, id) in [(l.a, l.b, 2 * i), (l.b, l.a, 2 * i + 1)] {

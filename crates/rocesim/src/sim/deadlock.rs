@@ -68,8 +68,9 @@ impl Sim {
                 let prio = m.trailing_zeros() as usize;
                 m &= m - 1;
                 let i = p * 8 + prio;
+                let ti = prio * self.ports.len() + p;
                 let q = port.queue_of_prio[prio];
-                if port.nonempty & (1 << q) != 0 && self.tx[i].packets == self.dl.tx_seen[i] {
+                if port.nonempty & (1 << q) != 0 && self.tx[ti].packets == self.dl.tx_seen[ti] {
                     is_node[i] = true;
                     nodes.push(i as u32);
                 }

@@ -151,6 +151,7 @@ pub struct Sim {
     pub(crate) next_start: usize,
     pub(crate) routes: RoutingTable,
     pub(crate) counters: Vec<PortPrioCounters>,
+    /// Transmit counters per (port, priority), priority-major: see `tx_index`.
     pub(crate) tx: Vec<crate::monitor::TxCounters>,
     /// Wire bytes transmitted per port, all priorities (the INT `txBytes` of HPCC): the sum of
     /// `tx` over a port's priorities, kept apart so the per-hop INT stamp reads one word.
@@ -199,6 +200,13 @@ pub struct Sim {
 }
 
 impl Sim {
+    /// Index of (port, priority) in `tx`: priority-major, so that the counters of the one or
+    /// two busy priorities of all ports share few cache lines.
+    #[inline]
+    pub(crate) fn tx_index(&self, port: usize, prio: usize) -> usize {
+        prio * self.ports.len() + port
+    }
+
     /// Current simulated time.
     #[inline]
     pub fn now(&self) -> Time {

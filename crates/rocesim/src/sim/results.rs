@@ -87,7 +87,7 @@ impl Sim {
             let ch = &self.chans[p];
             let peer = port.peer as usize;
             for prio in 0..8 {
-                let c = &self.tx[p * 8 + prio];
+                let c = &self.tx[self.tx_index(p, prio)];
                 let (lp, lb) = self.lost[p][prio];
                 rx[peer * 8 + prio] = (c.packets - lp, c.bytes - lb);
             }
@@ -192,7 +192,8 @@ impl Sim {
         for (pi, port) in self.ports.iter().enumerate() {
             for prio in 0..8u8 {
                 let c = &self.counters[pi * 8 + prio as usize];
-                let tx = &self.tx[pi * 8 + prio as usize];
+                let ti = self.tx_index(pi, prio as usize);
+                let tx = &self.tx[ti];
                 let (rx_packets, rx_bytes) = rx[pi * 8 + prio as usize];
                 let mut paused = c.paused_ps;
                 if port.pause.is_paused(prio) {
@@ -210,12 +211,7 @@ impl Sim {
                     prio,
                     // Line rate, for links.csv (utilisation).
                     rate_bps: port.rate.bps(),
-                    tx_bytes_window: tx.bytes
-                        - self
-                            .tx_at_warmup
-                            .get(pi * 8 + prio as usize)
-                            .copied()
-                            .unwrap_or(0),
+                    tx_bytes_window: tx.bytes - self.tx_at_warmup.get(ti).copied().unwrap_or(0),
                     tx_packets: tx.packets,
                     tx_bytes: tx.bytes,
                     rx_packets,

@@ -161,7 +161,7 @@ impl Sim {
             return None;
         }
         let queues = &port.queues;
-        let q = port.sched.pick(eligible, |q| {
+        let q = port.sched.pick(port.strict, eligible, |q| {
             queues[q as usize].front().map_or(0, |e| e.wire())
         })?;
         let e = port.dequeue(q)?;

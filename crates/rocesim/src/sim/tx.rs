@@ -41,7 +41,8 @@ impl Sim {
         let arrive = port.busy_until + port.delay;
         let more = port.nonempty != 0 || port.pfc_pending != 0;
         let is_host = matches!(port.node, NodeRef::Host(_));
-        let c = &mut self.tx[p as usize * 8 + tc as usize];
+        let ti = self.tx_index(p as usize, tc as usize);
+        let c = &mut self.tx[ti];
         c.packets += 1;
         c.bytes += wire as u64;
         self.tx_port_bytes[p as usize] += wire as u64;

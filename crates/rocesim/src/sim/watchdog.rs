@@ -141,7 +141,7 @@ impl Sim {
         let i = port as usize * 8 + prio as usize;
         let pt = &self.ports[port as usize];
         let q = pt.queue_of_prio[prio as usize];
-        let tx = self.tx[i].packets;
+        let tx = self.tx[self.tx_index(port as usize, prio as usize)].packets;
         let w = &mut self.wd[i];
         if w.stormed {
             w.tx_seen = tx;
