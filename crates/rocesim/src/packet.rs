@@ -72,6 +72,9 @@ pub struct Packet {
     pub tc: u8,
     /// [`flags`] bits.
     pub flags: u8,
+    /// Hops recorded in the packet's INT record so far: the hop count of HPCC's INT header,
+    /// carried in the packet so a switch can write its hop without reading the record.
+    pub int_hops: u8,
     /// With [`flags::INT`] or [`flags::INT_ECHO`]: the handle of the packet's INT record.
     /// Otherwise: the data packet's send time in units of 1024 ps (wrapping; see
     /// [`stamp`]), echoed by its ACK for RTT samples.

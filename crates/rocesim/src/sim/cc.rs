@@ -89,19 +89,20 @@ impl Sim {
         self.int_free.push(h);
     }
 
-    /// Stamp a hop on INT record `h`.
+    /// Stamp hop number `hop` (the packet's INT hop count before this hop) on INT record `h`.
+    /// Only writes the record, so a record not in cache does not stall the switch.
     #[inline]
-    pub(crate) fn int_stamp(&mut self, h: u32, qlen: u64, tx_bytes: u64, rate: Rate) {
+    pub(crate) fn int_stamp(&mut self, h: u32, hop: u8, qlen: u64, tx_bytes: u64, rate: Rate) {
         let now = self.now();
         let r = &mut self.ints[h as usize];
-        if (r.nhop as usize) < MAX_INT_HOPS {
-            r.hops[r.nhop as usize] = IntHop {
+        if (hop as usize) < MAX_INT_HOPS {
+            r.hops[hop as usize] = IntHop {
                 qlen,
                 tx_bytes,
                 ts: now,
                 rate,
             };
-            r.nhop += 1;
+            r.nhop = hop + 1;
         }
     }
 }

@@ -108,6 +108,7 @@ impl Sim {
                 hash: fl.hash,
                 tc: sq.tc,
                 flags: 0,
+                int_hops: 0,
                 aux: crate::packet::stamp(now),
             };
             let tc = sq.tc;
@@ -318,6 +319,7 @@ impl Sim {
             hash: fl.hash.rotate_left(16),
             tc,
             flags: flag_bits,
+            int_hops: 0,
             aux,
         };
         let id = self.arena.alloc(reply);

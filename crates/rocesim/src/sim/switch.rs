@@ -181,9 +181,11 @@ impl Sim {
         if e.int {
             let depth = self.switches[s as usize].mmu.queue_bytes(out_local, q);
             let sent = self.tx_port_bytes[p as usize];
-            let h = self.arena.get(e.pkt).aux;
+            let pkt = self.arena.get_mut(e.pkt);
+            let (h, hop) = (pkt.aux, pkt.int_hops);
+            pkt.int_hops = pkt.int_hops.saturating_add(1);
             let rate = self.ports[p as usize].rate;
-            self.int_stamp(h, depth, sent + e.wire() as u64, rate);
+            self.int_stamp(h, hop, depth, sent + e.wire() as u64, rate);
         }
         Some(e)
     }
