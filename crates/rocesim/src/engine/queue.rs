@@ -5,7 +5,9 @@
 //! serialization, a link's propagation), so the queue is a timing wheel (Varghese & Lauck
 //! 1987): `SLOTS` slots of `2^SLOT_SHIFT` ps each cover the near future, a bitmap finds the
 //! next non-empty slot, and the slot being drained is sorted once by (time, sequence) and read
-//! from a cursor (an event scheduled into it is inserted in order). Events
+//! from a cursor (an event scheduled into it is inserted in order). A slot receives its
+//! entries in sequence order (see `refill`), so wheel entries hold only the time and a stable
+//! sort by time keeps sequence order: 16 bytes an entry. Events
 //! beyond the wheel's horizon (retransmission timers, pause expiries, flow starts) wait in a
 //! binary heap and move into the wheel as it turns. Push and pop are O(1) for wheel events.
 
@@ -39,6 +41,13 @@ impl Entry {
     }
 }
 
+/// A wheel entry: the sequence number is implicit in its position (see the module docs).
+#[derive(Clone, Copy, Debug)]
+struct WheelEntry {
+    time: u64,
+    event: Event,
+}
+
 impl PartialOrd for Entry {
     fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
         Some(self.cmp(o))
@@ -53,7 +62,7 @@ impl Ord for Entry {
 /// Pending events.
 #[derive(Debug)]
 pub struct EventQueue {
-    slots: Vec<Vec<Entry>>,
+    slots: Vec<Vec<WheelEntry>>,
     /// One bit per slot: non-empty.
     bits: Vec<u64>,
     /// Absolute slot number of the wheel's current position; the wheel holds slots
@@ -115,12 +124,17 @@ impl EventQueue {
     fn put(&mut self, e: Entry) {
         let i = (e.slot() & MASK) as usize;
         let v = &mut self.slots[i];
+        let w = WheelEntry {
+            time: e.time(),
+            event: e.event,
+        };
         if e.slot() == self.sorted {
-            // Usually the latest key so far: the search ends at the back.
-            let at = self.head + v[self.head..].partition_point(|x| x.key < e.key);
-            v.insert(at, e);
+            // The newest sequence number: after every entry due no later. Usually the latest
+            // time so far, so the search ends at the back.
+            let at = self.head + v[self.head..].partition_point(|x| x.time <= w.time);
+            v.insert(at, w);
         } else {
-            v.push(e);
+            v.push(w);
         }
         self.bits[i / 64] |= 1 << (i % 64);
         self.in_wheel += 1;
@@ -130,7 +144,10 @@ impl EventQueue {
     pub fn schedule_in(&mut self, delay: Time, event: Event) {
         self.schedule(self.now + delay, event);
     }
-    /// Bring overflow events that now fall inside the wheel into it.
+    /// Bring overflow events that now fall inside the wheel into it. They enter slots that
+    /// were beyond the horizon until now, so no entry was pushed there directly, and they come
+    /// out of the heap in (time, sequence) order: every slot still receives entries in
+    /// sequence order.
     fn refill(&mut self) {
         let horizon = self.cur + SLOTS as u64;
         while let Some(Reverse(e)) = self.overflow.peek() {
@@ -184,12 +201,13 @@ impl EventQueue {
         let i = (slot & MASK) as usize;
         let v = &mut self.slots[i];
         if slot != self.sorted {
-            v.sort_unstable_by_key(|x| x.key);
+            // Stable: equal times keep their (sequence) order.
+            v.sort_by_key(|x| x.time);
             self.sorted = slot;
             self.head = 0;
         }
         let e = v[self.head];
-        let t = e.time();
+        let t = e.time;
         if t > end.0 {
             return None;
         }
