@@ -139,3 +139,58 @@ pub fn bench(scenarios: Vec<PathBuf>, repeat: usize) -> ExitCode {
         ExitCode::SUCCESS
     }
 }
+
+/// Wall time of one `rocesim sweep` child process with `jobs` runs at a time.
+fn sweep_once(exe: &Path, sweep: &Path, jobs: usize, out: &Path) -> Result<f64, String> {
+    let started = std::time::Instant::now();
+    let status = Command::new(exe)
+        .args(["sweep", "--quiet", "--jobs", &jobs.to_string(), "--out"])
+        .arg(out)
+        .arg(sweep)
+        .status()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    if !status.success() {
+        return Err(format!("{} failed ({status})", sweep.display()));
+    }
+    Ok(started.elapsed().as_secs_f64())
+}
+
+/// Time sweep file `sweep` with one run at a time and with one run per core, `repeat` times
+/// each (alternating, so that a drift of the machine's speed hits both), and print the
+/// medians and their ratio: the parallel speed-up of `rocesim sweep`.
+pub fn bench_sweep(sweep: &Path, repeat: usize) -> ExitCode {
+    let exe = match std::env::current_exe() {
+        Ok(e) => e,
+        Err(e) => {
+            eprintln!("error: cannot find the rocesim executable: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let tmp = std::env::temp_dir().join(format!("rocesim-bench-sweep-{}", std::process::id()));
+    let (mut one, mut all) = (Vec::new(), Vec::new());
+    for i in 0..repeat.max(1) {
+        for (jobs, times) in [(1, &mut one), (cores, &mut all)] {
+            match sweep_once(&exe, sweep, jobs, &tmp.join(format!("j{jobs}-{i}"))) {
+                Ok(t) => times.push(t),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    let _ = std::fs::remove_dir_all(&tmp);
+                    return ExitCode::from(1);
+                }
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+    let (t1, tn) = (median(one), median(all));
+    println!("sweep {}", sweep.display());
+    println!("  one run at a time (--jobs 1): {t1:>9.3} s");
+    println!("  {cores} at a time (--jobs {cores}):      {tn:>9.3} s");
+    println!(
+        "  ratio: {:.3} (ideal {:.3}); medians of {} pair(s), whole processes",
+        tn / t1,
+        1.0 / cores as f64,
+        repeat.max(1)
+    );
+    ExitCode::SUCCESS
+}

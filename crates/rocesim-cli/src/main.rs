@@ -54,6 +54,10 @@ enum Cmd {
         /// Runs per scenario.
         #[arg(long, default_value_t = 3)]
         repeat: usize,
+        /// Instead of scenarios: time this sweep file run one at a time (`--jobs 1`) and on
+        /// all cores, and print the ratio of the two wall times.
+        #[arg(long, value_name = "SWEEP", conflicts_with = "scenarios")]
+        sweep: Option<PathBuf>,
     },
     /// Run a base scenario many times with different overrides (a grid or a list of runs), in
     /// parallel, and write one table of the runs (see docs/sweeps.md).
@@ -90,7 +94,14 @@ fn main() -> ExitCode {
             out,
             quiet,
         } => run(&scenario, &set, out, quiet),
-        Cmd::Bench { scenarios, repeat } => bench::bench(scenarios, repeat),
+        Cmd::Bench {
+            sweep: Some(sweep),
+            repeat,
+            ..
+        } => bench::bench_sweep(&sweep, repeat),
+        Cmd::Bench {
+            scenarios, repeat, ..
+        } => bench::bench(scenarios, repeat),
         Cmd::Sweep {
             sweep,
             jobs,

@@ -353,3 +353,43 @@ fn shipped_sweeps_run() {
         }
     }
 }
+
+#[test]
+fn bench_sweep_times_one_at_a_time_and_all_cores() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = sweep_file(tmp.path(), "grid.toml", GRID);
+    let o = rocesim(&["bench", "--sweep", file.to_str().unwrap(), "--repeat", "1"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let text = String::from_utf8_lossy(&o.stdout);
+    let secs = |prefix: &str| -> f64 {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line {prefix:?} in {text}"));
+        line.rsplit(':')
+            .next()
+            .unwrap()
+            .trim()
+            .trim_end_matches(" s")
+            .parse()
+            .unwrap()
+    };
+    let (one, all) = (
+        secs("one run at a time"),
+        secs(&format!("{} at a time", num_cores())),
+    );
+    assert!(one > 0.0 && all > 0.0, "{text}");
+    let ratio: f64 = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("ratio: "))
+        .and_then(|r| r.split_whitespace().next())
+        .and_then(|r| r.parse().ok())
+        .unwrap_or_else(|| panic!("no ratio in {text}"));
+    // The times are printed to the millisecond, the ratio to 0.001.
+    let slack = 0.0005 / one * (1.0 + all / one) + 0.0005;
+    assert!((ratio - all / one).abs() <= slack, "{text}");
+}
+
+fn num_cores() -> usize {
+    std::thread::available_parallelism().map_or(1, |n| n.get())
+}
