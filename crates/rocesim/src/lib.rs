@@ -12,6 +12,7 @@ pub mod config;
 pub mod engine;
 pub mod fabric;
 pub mod faults;
+pub mod ids;
 pub mod monitor;
 pub mod nic;
 pub mod output;

@@ -2,10 +2,12 @@
 //! (time, sequence), a packet arena with `u32` handles, and seeded random streams.
 
 pub mod arena;
+pub mod ctx;
 pub mod event;
 pub mod queue;
 pub mod rng;
 
 pub use arena::PacketArena;
+pub use ctx::Ctx;
 pub use event::Event;
 pub use queue::EventQueue;

@@ -1,6 +1,10 @@
-//! The switching fabric: links, ports, MMU, PFC, scheduling, routing.
+//! The switching fabric: links, ports, the switch and its mechanisms (MMU, PFC, ECN marking,
+//! scheduling, forwarding, watchdog), routing, and the INT records packets collect.
 
+pub mod ecn;
+pub mod forwarding;
 pub mod headroom;
+pub mod int;
 pub mod link;
 pub mod mmu;
 pub mod params;
@@ -8,3 +12,5 @@ pub mod pfc;
 pub mod port;
 pub mod routing;
 pub mod scheduler;
+pub mod switch;
+pub mod watchdog;

@@ -1,10 +1,21 @@
-//! PFC (IEEE 802.1Qbb) on the receiving side of a pause: per-priority pause timers of an
-//! egress port.
+//! PFC (IEEE 802.1Qbb), both sides of a pause, for switch and NIC ports alike.
 //!
-//! A pause frame carries quanta per priority; one quantum is 512 bit times at the link rate.
-//! While a priority is paused the port may finish the frame on the wire but starts no new
-//! frame of that priority. Quanta 0 resumes at once. Later frames replace the timer.
+//! Sending side: when an ingress priority group crosses XOFF its owner calls
+//! [`Port::send_xoff`]; the port queues a pause frame ahead of any data and re-sends it at
+//! half its duration ([`refresh_interval`]) while the PG stays above XON; below XON
+//! [`Port::send_xon`] sends quanta 0. The frame reaches the peer one serialization plus one
+//! propagation delay later and takes effect after the peer's 802.3 Annex 31B response time.
+//!
+//! Receiving side: a pause frame carries quanta per priority; one quantum is 512 bit times at
+//! the link rate. While a priority is paused the port may finish the frame on the wire but
+//! starts no new frame of that priority ([`EgressPause`]). Quanta 0 resumes at once. Later
+//! frames replace the timer.
 
+use super::port::Port;
+use crate::engine::{Ctx, Event};
+use crate::ids::Priority;
+use crate::monitor::PfcDir;
+use crate::packet::PFC_WIRE;
 use crate::units::{Rate, Time};
 
 /// Pause state of the 8 priorities of one egress port.
@@ -111,6 +122,107 @@ impl XoffState {
 pub fn refresh_interval(quanta: u16, rate: Rate) -> Time {
     let t = super::params::quanta_time(quanta as u64, rate);
     Time((t.0 / 2).max(1))
+}
+
+impl Port {
+    /// This port's ingress priority `prio` crossed XOFF: pause the peer (`quanta`) and keep
+    /// it paused with refreshes.
+    pub fn send_xoff(&mut self, xoff: &mut XoffState, prio: Priority, quanta: u16, ctx: &mut Ctx) {
+        xoff.set(prio.0);
+        let t = ctx.now + refresh_interval(quanta, self.rate);
+        self.refresh_at[prio.idx()] = t;
+        ctx.schedule(
+            t,
+            Event::PfcRefresh {
+                port: self.id.0,
+                prio: prio.0,
+            },
+        );
+        self.queue_pfc(prio, quanta, ctx);
+    }
+
+    /// This port's ingress priority `prio` fell below XON: resume the peer.
+    pub fn send_xon(&mut self, xoff: &mut XoffState, prio: Priority, ctx: &mut Ctx) {
+        xoff.clear(prio.0);
+        self.refresh_at[prio.idx()] = Time::NEVER;
+        self.queue_pfc(prio, 0, ctx);
+    }
+
+    /// Is the refresh of the XOFF held for `prio` due now (not stale, still held)?
+    pub fn refresh_due(&self, xoff: &XoffState, prio: Priority, now: Time) -> bool {
+        self.refresh_at[prio.idx()] == now && xoff.held(prio.0)
+    }
+
+    fn queue_pfc(&mut self, prio: Priority, quanta: u16, ctx: &mut Ctx) {
+        self.pfc_pending |= prio.bit();
+        self.pfc_quanta[prio.idx()] = quanta;
+        if self.busy_until > ctx.now {
+            self.wake_when_free(ctx);
+        } else {
+            self.send_pfc_frame(ctx);
+        }
+    }
+
+    /// Put the lowest pending PFC frame on the wire, ahead of any data.
+    pub fn send_pfc_frame(&mut self, ctx: &mut Ctx) {
+        let prio = Priority(self.pfc_pending.trailing_zeros() as u8);
+        self.pfc_pending &= !prio.bit();
+        let quanta = self.pfc_quanta[prio.idx()];
+        self.busy_until = ctx.now + self.tx_time(PFC_WIRE as u64);
+        let at = self.busy_until + self.delay + self.peer_response;
+        if self.wire.up {
+            let port = self.id.peer().0;
+            let prio = prio.0;
+            ctx.schedule(at, Event::PauseArrive { port, prio, quanta });
+        }
+        if quanta > 0 {
+            ctx.monitor.port_prio[self.id.idx()][prio].pause_tx += 1;
+        }
+        ctx.monitor
+            .log_pfc(ctx.now, self.id, prio, PfcDir::Tx, quanta);
+        self.wake_when_free(ctx);
+    }
+
+    /// A pause frame for `prio` takes effect on this (egress) port. Returns true when a
+    /// priority resumed (the owner should try to send).
+    pub fn on_pause_frame(&mut self, prio: Priority, quanta: u16, ctx: &mut Ctx) -> bool {
+        ctx.monitor
+            .log_pfc(ctx.now, self.id, prio, PfcDir::Rx, quanta);
+        let change = self.pause.apply(prio.0, quanta, ctx.now, self.rate);
+        let until = self.pause.until[prio.idx()];
+        self.pause_changed(prio, change, until, ctx)
+    }
+
+    /// The pause timer of `prio` may have run out. Returns true when the priority resumed.
+    pub fn on_pause_expire(&mut self, prio: Priority, ctx: &mut Ctx) -> bool {
+        let change = self.pause.expire(prio.0, ctx.now);
+        self.pause_changed(prio, change, ctx.now, ctx)
+    }
+
+    fn pause_changed(
+        &mut self,
+        prio: Priority,
+        change: PauseChange,
+        until: Time,
+        ctx: &mut Ctx,
+    ) -> bool {
+        match change {
+            PauseChange::Paused | PauseChange::Refreshed => {
+                if change == PauseChange::Paused {
+                    ctx.monitor.paused_count += 1;
+                }
+                let (port, prio) = (self.id.0, prio.0);
+                ctx.schedule(until, Event::PauseExpire { port, prio });
+                false
+            }
+            PauseChange::Resumed(d) => {
+                ctx.monitor.paused_count -= 1;
+                ctx.monitor.port_prio[self.id.idx()][prio].paused_ps += d.ps();
+                true
+            }
+            PauseChange::None => false,
+        }
+    }
 }
 
 #[cfg(test)]

@@ -1,12 +1,18 @@
-//! A port: 8 egress queues, a scheduler, PFC pause state, and the PFC frames it owes its peer.
-//! Switch ports and host NIC ports share this model; a host port's queues hold control
-//! packets (ACK, NAK, CNP) and the NIC supplies data frames when the port is free.
+//! A port: 8 egress queues, a scheduler, PFC pause state, the PFC frames it owes its peer,
+//! and the wire it transmits on. Switch ports and host NIC ports share this model; a host
+//! port's queues hold control packets (ACK, NAK, CNP) and the NIC supplies data frames when
+//! the port is free. Transmission itself (serialize, count, put on the wire) lives here; what
+//! to send next is the owner's choice (the switch's scheduler, the NIC's QP scheduler).
 
 use std::collections::VecDeque;
 
+use super::link::{Channel, Loss};
 use super::params::QueueSched;
 use super::pfc::EgressPause;
 use super::scheduler::Scheduler;
+use crate::engine::{Ctx, Event};
+use crate::ids::{PortId, Priority, QueueId};
+use crate::packet::PacketKind;
 use crate::topology::NodeRef;
 use crate::units::{Rate, Time};
 
@@ -16,14 +22,12 @@ use crate::units::{Rate, Time};
 pub struct QEntry {
     /// Packet handle.
     pub pkt: u32,
-    /// Global id of the port it arrived on (`u32::MAX` for packets a host made).
-    pub in_port: u32,
-    /// That port's index on this switch.
+    /// Index on this switch of the port it arrived on (`u16::MAX` for packets a host made).
     pub in_local: u16,
     /// Buffer bytes (the frame without preamble and gap).
     pub bytes: u16,
-    /// Traffic class (= priority group).
-    pub tc: u8,
+    /// Traffic class (= priority group = PFC priority).
+    pub tc: Priority,
     /// Charged to its ingress PG as lossless.
     pub lossless: bool,
     /// A data packet collecting INT (stamp a hop record when it leaves).
@@ -35,11 +39,10 @@ pub struct QEntry {
 impl QEntry {
     /// An entry for a packet a host NIC made (no ingress port).
     #[inline]
-    pub fn local(pkt: u32, wire: u32, tc: u8) -> Self {
+    pub fn local(pkt: u32, wire: u32, tc: Priority) -> Self {
         QEntry {
             pkt,
-            in_port: u32::MAX,
-            in_local: 0,
+            in_local: u16::MAX,
             bytes: (wire - crate::packet::WIRE_GAP) as u16,
             tc,
             lossless: false,
@@ -70,8 +73,8 @@ pub struct Port {
     pub rate: Rate,
     /// The node it belongs to.
     pub node: NodeRef,
-    /// Global id of the port at the other end of the link.
-    pub peer: u32,
+    /// Its network-wide id (counters and events name it by this).
+    pub id: PortId,
     /// Its index on that node.
     pub local: u16,
     /// Bitmask of non-empty queues.
@@ -95,11 +98,17 @@ pub struct Port {
     /// Egress queues.
     pub queues: [VecDeque<QEntry>; 8],
     /// The egress queue that carries each priority (the switch's TC → queue map).
-    pub queue_of_prio: [u8; 8],
-    /// Delay from receiving a pause frame to honouring it.
+    pub queue_of_prio: [QueueId; 8],
+    /// Delay from receiving a pause frame to honouring it (802.3 Annex 31B).
     pub pfc_response: Time,
+    /// The peer's response delay: added to the arrival of the pause frames this port sends.
+    pub peer_response: Time,
+    /// The wire leaving this port toward its peer.
+    pub wire: Channel,
     /// Index of the link in the topology.
     pub link: u32,
+    /// The peer is a host (a server-facing port).
+    pub faces_host: bool,
     /// When the refresh of each held XOFF is due (stale refresh events are ignored).
     pub refresh_at: [Time; 8],
     /// Quanta of each pending PFC frame.
@@ -107,11 +116,11 @@ pub struct Port {
 }
 
 impl Port {
-    /// A port of `node` at local index `local`, linked to global port `peer`.
+    /// Port `id` of `node`, at local index `local` on it.
     pub fn new(
         node: NodeRef,
         local: u16,
-        peer: u32,
+        id: PortId,
         link: u32,
         rate: Rate,
         delay: Time,
@@ -120,12 +129,15 @@ impl Port {
         Port {
             node,
             local,
-            peer,
+            id,
             link,
+            faces_host: false,
             rate,
             ps_per_byte: rate.ps_per_byte().unwrap_or(0),
             delay,
             pfc_response: Time::ZERO,
+            peer_response: Time::ZERO,
+            wire: Channel::default(),
             queues: Default::default(),
             nonempty: 0,
             busy_until: Time::ZERO,
@@ -138,21 +150,21 @@ impl Port {
             pfc_quanta: [0; 8],
             sched: Scheduler::new(kinds),
             strict: Scheduler::strict_mask(kinds),
-            queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7],
+            queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7].map(QueueId),
         }
     }
     /// Append a packet to egress queue `q`.
     #[inline]
-    pub fn enqueue(&mut self, q: u8, e: QEntry) {
-        self.queues[q as usize].push_back(e);
-        self.nonempty |= 1 << q;
+    pub fn enqueue(&mut self, q: QueueId, e: QEntry) {
+        self.queues[q.idx()].push_back(e);
+        self.nonempty |= q.bit();
     }
     /// Take the head of queue `q`.
     #[inline]
-    pub fn dequeue(&mut self, q: u8) -> Option<QEntry> {
-        let p = self.queues[q as usize].pop_front();
-        if self.queues[q as usize].is_empty() {
-            self.nonempty &= !(1 << q);
+    pub fn dequeue(&mut self, q: QueueId) -> Option<QEntry> {
+        let p = self.queues[q.idx()].pop_front();
+        if self.queues[q.idx()].is_empty() {
+            self.nonempty &= !q.bit();
         }
         p
     }
@@ -172,10 +184,79 @@ impl Port {
         let mut m = self.pause.mask & !self.pause_ignore;
         while m != 0 {
             let prio = m.trailing_zeros() as usize;
-            paused |= 1 << self.queue_of_prio[prio];
+            paused |= self.queue_of_prio[prio].bit();
             m &= m - 1;
         }
         self.nonempty & !paused
+    }
+
+    /// The queue that carries priority `prio`.
+    #[inline]
+    pub fn queue_of(&self, prio: Priority) -> QueueId {
+        self.queue_of_prio[prio.idx()]
+    }
+
+    /// May the owner put a data frame on the wire now? A busy port asks to be woken when it
+    /// frees up; a pending PFC frame goes first (PFC frames jump every queue).
+    #[inline]
+    pub fn ready_for_data(&mut self, ctx: &mut Ctx) -> bool {
+        if self.busy_until > ctx.now {
+            self.wake_when_free(ctx);
+            return false;
+        }
+        if self.pfc_pending != 0 {
+            self.send_pfc_frame(ctx);
+            return false;
+        }
+        true
+    }
+
+    /// Serialize packet `pkt` (`wire` bytes, priority `tc`) now: count it, put it on the wire
+    /// (or lose it there), and make sure the port is woken when it frees up if anything else
+    /// waits (`more_data`: the owner has more to send).
+    pub fn start_tx(&mut self, pkt: u32, wire: u32, tc: Priority, more_data: bool, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let ser = self.tx_time(wire as u64);
+        self.busy_until = now + ser;
+        let arrive = self.busy_until + self.delay;
+        let more = self.nonempty != 0 || self.pfc_pending != 0;
+        ctx.monitor.count_tx(self.id, tc, wire);
+        let ch = &mut self.wire;
+        let lost = !ch.up
+            || ch.loss != Loss::None
+                && ctx.packets.get(pkt).kind == PacketKind::Data
+                && ch.drops_next(|| ctx.loss_coin());
+        if lost {
+            ctx.monitor.count_lost(self.id, tc, wire);
+            ctx.drop_packet(pkt);
+        } else if ch.push(arrive, pkt) {
+            ctx.schedule(arrive, Event::LinkArrive(self.id.0));
+        }
+        if more || more_data {
+            self.wake_when_free(ctx);
+        }
+    }
+
+    /// Drop every frame on the wire leaving this port (its link went down): sent but never
+    /// received, so counted lost and the derived receive counters stay exact.
+    pub fn flush_wire(&mut self, ctx: &mut Ctx) {
+        while let Some((_, pkt)) = self.wire.pop() {
+            let p = ctx.packets.get(pkt);
+            let (tc, wire) = (Priority(p.tc), p.wire as u32);
+            ctx.monitor.count_lost(self.id, tc, wire);
+            ctx.drop_packet(pkt);
+        }
+    }
+
+    /// Make sure one TxDone is pending for this port. A TxDone already pending (even one due
+    /// now, before the current frame began) re-checks when it fires, so there is never more
+    /// than one per port.
+    #[inline]
+    pub fn wake_when_free(&mut self, ctx: &mut Ctx) {
+        if !self.txdone_pending {
+            self.txdone_pending = true;
+            ctx.schedule(self.busy_until, Event::TxDone(self.id.0));
+        }
     }
 }
 
@@ -190,7 +271,7 @@ mod tests {
             offset_of!(Port, busy_until) + 8,
             offset_of!(Port, ps_per_byte) + 8,
             offset_of!(Port, node) + std::mem::size_of::<NodeRef>(),
-            offset_of!(Port, peer) + 4,
+            offset_of!(Port, id) + 4,
             offset_of!(Port, wd_drop) + 1,
             offset_of!(Port, strict) + 1,
             offset_of!(Port, pause) + offset_of!(EgressPause, mask) + 1,

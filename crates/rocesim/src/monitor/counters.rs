@@ -23,8 +23,6 @@ pub struct PortPrioCounters {
     pub pause_rx: u64,
     /// Time paused, ps.
     pub paused_ps: u64,
-    /// ECN marks.
-    pub ecn_marked: u64,
 }
 
 /// Per-flow accounting, in payload bytes unless noted.
@@ -48,4 +46,12 @@ pub struct FlowCounters {
     pub delivered_at_warmup: u64,
     /// `delivered` at the previous throughput sample.
     pub delivered_at_sample: u64,
+}
+
+/// Counters of one egress queue of one port (a per-queue mechanism: ECN marks at its
+/// congestion point).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct QueueCounters {
+    /// Packets CE-marked at this queue.
+    pub ecn_marked: u64,
 }

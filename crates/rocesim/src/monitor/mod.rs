@@ -1,8 +1,14 @@
-//! Measurement: counters, samplers, pause log, results.
+//! Measurement: the live recorder components write into, samplers, the deadlock detector,
+//! congestion statistics, and the result records a run reports.
 
 pub mod congestion;
 pub mod counters;
+pub mod deadlock;
 pub mod failures;
+pub mod recorder;
 pub mod results;
-pub use counters::{FlowCounters, PortPrioCounters, TxCounters};
+pub mod sampler;
+pub mod view;
+pub use counters::{FlowCounters, PortPrioCounters, QueueCounters, TxCounters};
+pub use recorder::{FlowRecord, Monitor, Totals};
 pub use results::*;

@@ -1,8 +1,15 @@
-//! The RDMA NIC: queue pairs, transport, congestion control, receive pipeline.
+//! The RDMA NIC: the `Nic` component (`device`), its QP scheduler (`sender`), requester and
+//! responder sides of the transport, congestion control (`cc/`, one file per algorithm), the
+//! receive pipeline, the storm guard, and the connection table.
 
 pub mod cc;
-pub mod host;
+pub mod conn;
+pub mod device;
 pub mod params;
 pub mod qp;
+pub mod requester;
+pub mod responder;
 pub mod rx_pipeline;
+pub mod sender;
 pub mod transport;
+pub mod watchdog;

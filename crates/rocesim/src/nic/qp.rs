@@ -72,3 +72,142 @@ pub struct RecvQp {
     /// In-order packets since the last ACK.
     pub since_ack: u32,
 }
+
+/// The requester (sender) side of a flow's QP as its NIC keeps it while the flow lives.
+#[derive(Clone, Debug)]
+pub struct Requester {
+    /// The flow it serves.
+    pub flow: u32,
+    /// Destination host.
+    pub dst: u32,
+    /// DSCP of its data packets.
+    pub dscp: u8,
+    /// IP TTL of its packets.
+    pub ttl: u8,
+    /// Its data packets collect INT (HPCC).
+    pub wants_int: bool,
+    /// It runs a congestion-control algorithm (not `none`).
+    pub has_cc: bool,
+    /// ECMP hash of its 5-tuple.
+    pub hash: u32,
+    /// Retransmission timeout.
+    pub rto: Time,
+    /// When the pending congestion-control timer fires (`NEVER` = none pending).
+    pub cc_timer_at: Time,
+    /// PSN state, pacing and congestion control.
+    pub sq: SendQp,
+}
+
+/// The responder (receiver) side of a flow's QP as its NIC keeps it while the flow lives.
+#[derive(Clone, Debug)]
+pub struct Responder {
+    /// The flow it serves.
+    pub flow: u32,
+    /// The requester's host (where ACKs and CNPs go).
+    pub src: u32,
+    /// ECMP hash of the data 5-tuple (ACKs use it rotated).
+    pub hash: u32,
+    /// TTL, DSCP and TC of its ACKs (those of the flow's data).
+    pub ttl: u8,
+    /// DSCP of its ACKs.
+    pub dscp: u8,
+    /// TC of its ACKs.
+    pub tc: u8,
+    /// Loss recovery of the connection.
+    pub transport: TransportKind,
+    /// Packets in the message.
+    pub npkts: u32,
+    /// Acknowledge every this many in-order packets (and the last).
+    pub ack_every: u32,
+    /// In-order delivery state.
+    pub rq: RecvQp,
+    /// Notification point: the end of the current CNP window (one CNP per window).
+    pub cnp_window_end: Time,
+    /// DSCP of its CNPs.
+    pub cnp_dscp: u8,
+    /// TC of its CNPs.
+    pub cnp_tc: u8,
+    /// Minimum gap between CNPs (mlx5 `min_time_between_cnps`).
+    pub cnp_gap: Time,
+}
+
+/// QP slots of one NIC: a vector with a free list, so that a completed flow's slot is reused
+/// and memory follows the flows alive, not all flows of the run.
+#[derive(Clone, Debug)]
+pub struct Slots<T> {
+    items: Vec<Option<T>>,
+    free: Vec<u32>,
+}
+
+impl<T> Default for Slots<T> {
+    fn default() -> Self {
+        Slots {
+            items: Vec::new(),
+            free: Vec::new(),
+        }
+    }
+}
+
+impl<T> Slots<T> {
+    /// Store `v`; returns its slot.
+    pub fn insert(&mut self, v: T) -> u32 {
+        match self.free.pop() {
+            Some(i) => {
+                self.items[i as usize] = Some(v);
+                i
+            }
+            None => {
+                self.items.push(Some(v));
+                (self.items.len() - 1) as u32
+            }
+        }
+    }
+    /// Release slot `i`, returning what it held.
+    pub fn remove(&mut self, i: u32) -> Option<T> {
+        let v = self.items.get_mut(i as usize)?.take();
+        if v.is_some() {
+            self.free.push(i);
+        }
+        v
+    }
+    /// What slot `i` holds.
+    #[inline]
+    pub fn get(&self, i: u32) -> Option<&T> {
+        self.items.get(i as usize)?.as_ref()
+    }
+    /// What slot `i` holds, mutably.
+    #[inline]
+    pub fn get_mut(&mut self, i: u32) -> Option<&mut T> {
+        self.items.get_mut(i as usize)?.as_mut()
+    }
+    /// Slots in use.
+    pub fn len(&self) -> usize {
+        self.items.len() - self.free.len()
+    }
+    /// No slot in use.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Every live entry.
+    pub fn iter(&self) -> impl Iterator<Item = &T> {
+        self.items.iter().flatten()
+    }
+}
+
+#[cfg(test)]
+mod slot_tests {
+    use super::Slots;
+
+    #[test]
+    fn slots_are_reused_after_release() {
+        let mut s = Slots::default();
+        let a = s.insert("a");
+        let b = s.insert("b");
+        assert_eq!(s.remove(a), Some("a"));
+        assert_eq!(s.remove(a), None, "a slot is released once");
+        assert_eq!(s.get(a), None);
+        let c = s.insert("c");
+        assert_eq!(c, a);
+        assert_eq!((s.get(b), s.get(c), s.len()), (Some(&"b"), Some(&"c"), 2));
+    }
+}

@@ -7,7 +7,11 @@
 
 use std::collections::VecDeque;
 
+use super::device::Nic;
 use super::params::RxParams;
+use crate::engine::{Ctx, Event};
+use crate::ids::Priority;
+use crate::packet::PacketKind;
 use crate::units::Time;
 
 /// State of one NIC's receive pipeline.
@@ -79,5 +83,97 @@ impl RxPipeline {
     #[inline]
     pub fn under_xon(&self) -> bool {
         self.bytes <= self.params.xon.0
+    }
+}
+
+impl Nic {
+    /// A frame arrived at the NIC's port.
+    pub fn on_arrive(&mut self, pkt_id: u32, ctx: &mut Ctx) {
+        if ctx.packets.get(pkt_id).dst != self.id {
+            // A flooded copy: the NIC discards frames not addressed to it.
+            ctx.monitor.totals.drops_fault += 1;
+            ctx.drop_packet(pkt_id);
+            return;
+        }
+        if self.rx.bypass() {
+            self.process(pkt_id, ctx);
+            return;
+        }
+        let pkt = ctx.packets.get(pkt_id);
+        let size = pkt.buf_bytes() as u32;
+        let tc = Priority(pkt.tc);
+        if !self.rx.has_room(size as u64) {
+            let t = &mut ctx.monitor.totals;
+            if self.pfc_enable & tc.bit() != 0 {
+                t.drops_lossless += 1;
+            } else {
+                t.drops_lossy += 1;
+            }
+            ctx.monitor.port_prio[self.port.id.idx()][tc].drops += 1;
+            ctx.drop_packet(pkt_id);
+            return;
+        }
+        self.rx.push(pkt_id, size);
+        self.rx_check_xoff(ctx);
+        self.rx_start(ctx);
+    }
+
+    /// Over XOFF: pause the switch on every lossless priority not yet paused.
+    fn rx_check_xoff(&mut self, ctx: &mut Ctx) {
+        if !self.rx.over_xoff() {
+            return;
+        }
+        for prio in Priority::in_mask(self.pfc_enable) {
+            if !self.xoff.held(prio.0) {
+                let quanta = self.pfc_quanta;
+                self.port.send_xoff(&mut self.xoff, prio, quanta, ctx);
+                self.storm_pause_sent(prio, ctx);
+            }
+        }
+    }
+
+    /// Under XON: resume every priority held paused.
+    fn rx_check_xon(&mut self, ctx: &mut Ctx) {
+        if !self.rx.under_xon() {
+            return;
+        }
+        for prio in Priority::in_mask(self.xoff.mask) {
+            self.port.send_xon(&mut self.xoff, prio, ctx);
+        }
+    }
+
+    /// Begin processing the RX buffer's head if the pipeline is idle and running.
+    pub(crate) fn rx_start(&mut self, ctx: &mut Ctx) {
+        if self.rx.busy || self.rx.stalled {
+            return;
+        }
+        let Some(&(_, size)) = self.rx.queue.front() else {
+            return;
+        };
+        self.rx.busy = true;
+        let t = ctx.now + self.rx.service_time(size);
+        ctx.schedule(t, Event::RxDone(self.id));
+    }
+
+    /// The pipeline finished the packet at its head.
+    pub fn on_rx_done(&mut self, ctx: &mut Ctx) {
+        self.rx.busy = false;
+        if let Some(pkt) = self.rx.pop() {
+            self.process(pkt, ctx);
+        }
+        self.rx_check_xon(ctx);
+        self.rx_start(ctx);
+    }
+
+    /// The NIC consumes a packet: transport at the responder or requester.
+    fn process(&mut self, pkt_id: u32, ctx: &mut Ctx) {
+        let pkt = *ctx.packets.get(pkt_id);
+        ctx.packets.free(pkt_id);
+        match pkt.kind {
+            PacketKind::Data => self.on_data(&pkt, ctx),
+            PacketKind::Ack => self.on_ack(&pkt, ctx),
+            PacketKind::Nak => self.on_nak(pkt.flow, pkt.psn, ctx),
+            PacketKind::Cnp => self.on_cnp(pkt.flow, ctx),
+        }
     }
 }

@@ -1,22 +1,31 @@
-//! Building the world from a checked [`Scenario`]: ports and channels for every link, an MMU
-//! per switch with its headroom, routing tables, NICs and flows, and the first events.
+//! Building the world from a checked [`Scenario`]: a port at each end of every link, the
+//! switches (MMU with its headroom, ECN marker, watchdog), the NICs, routing tables, the flow
+//! start order, and the first events.
 
-use super::{FlowState, Sim, SwitchState, Totals};
+use super::traffic::FlowStarts;
+use super::Sim;
 use crate::config::Scenario;
 use crate::engine::rng::{salt, stream, StreamKind};
 use crate::engine::{Event, EventQueue, PacketArena};
+use crate::fabric::ecn::EcnMarker;
+use crate::fabric::forwarding::ForwardingFaults;
 use crate::fabric::headroom::{auto_headroom, resolve, response_delay};
-use crate::fabric::link::Channel;
+use crate::fabric::int::IntPool;
 use crate::fabric::mmu::Mmu;
 use crate::fabric::params::QueueSched;
 use crate::fabric::port::Port;
-use crate::fabric::routing::{flow_hash, GraphNode, RoutingTable};
-use crate::monitor::{FlowCounters, PortPrioCounters};
-use crate::nic::cc::{none::NoCc, CcContext, CcState};
-use crate::nic::host::Host;
-use crate::nic::qp::{RecvQp, SendQp};
+use crate::fabric::routing::{GraphNode, RoutingTable};
+use crate::fabric::switch::Switch;
+use crate::fabric::watchdog::PfcWatchdog;
+use crate::ids::{PerPrio, PortId, QueueId};
+use crate::monitor::deadlock::Detector;
+use crate::monitor::sampler::Sampler;
+use crate::monitor::Monitor;
+use crate::nic::conn::ConnTable;
+use crate::nic::device::Nic;
 use crate::nic::rx_pipeline::RxPipeline;
-use crate::packet::{DATA_OVERHEAD, RETH, ROCEV2_UDP_PORT};
+use crate::nic::watchdog::StormGuard;
+use crate::packet::{DATA_OVERHEAD, RETH};
 use crate::topology::NodeRef;
 use crate::units::Time;
 
@@ -26,335 +35,108 @@ use crate::units::Time;
 #[error("{}", .0.join("\n"))]
 pub struct BuildError(pub Vec<String>);
 
+/// Every port of the network by id, and each node's port ids in local order.
+struct PortPlan {
+    ports: Vec<Port>,
+    host_ports: Vec<Vec<u32>>,
+    switch_ports: Vec<Vec<u32>>,
+}
+
 impl Sim {
     /// Build the world for `scenario`.
     pub fn new(scenario: Scenario) -> Result<Sim, BuildError> {
-        let topo = &scenario.topology;
         let mut errors = Vec::new();
-        let nh = topo.hosts.len();
-        let ns = topo.switches.len();
-        let mut host_ports: Vec<Vec<u32>> = vec![Vec::new(); nh];
-        let mut switch_ports: Vec<Vec<u32>> = vec![Vec::new(); ns];
-        let mut ports = Vec::with_capacity(topo.links.len() * 2);
-        let all_strict = [QueueSched::Strict; 8];
-        let sched_of = |n: NodeRef| match n {
-            NodeRef::Switch(s) => &scenario.switches[s as usize].scheduler,
-            NodeRef::Host(_) => &all_strict,
-        };
-        for (i, l) in topo.links.iter().enumerate() {
-            for (me, other, id) in [(l.a, l.b, 2 * i), (l.b, l.a, 2 * i + 1)] {
-                let _ = other;
-                let list = match me {
-                    NodeRef::Host(h) => &mut host_ports[h as usize],
-                    NodeRef::Switch(s) => &mut switch_ports[s as usize],
-                };
-                let local = list.len() as u16;
-                list.push(id as u32);
-                let peer = (id ^ 1) as u32;
-                let mut port = Port::new(me, local, peer, i as u32, l.rate, l.delay, sched_of(me));
-                let configured = match me {
-                    NodeRef::Switch(s) => scenario.switches[s as usize].pfc_response,
-                    NodeRef::Host(h) => scenario.nics[h as usize].pfc_response,
-                };
-                port.pfc_response = response_delay(configured, l.rate);
-                if let NodeRef::Switch(s) = me {
-                    let p = &scenario.switches[s as usize];
-                    for prio in 0..8 {
-                        port.queue_of_prio[prio] = p.tc_to_queue[prio];
-                    }
-                }
-                ports.push(port);
-            }
-        }
-        for (h, hp) in host_ports.iter().enumerate() {
+        let plan = plan_ports(&scenario);
+        for (h, hp) in plan.host_ports.iter().enumerate() {
             if hp.len() != 1 {
                 errors.push(format!(
                     "topology: host `{}` has {} links; a host has exactly one NIC port",
-                    topo.hosts[h].name,
+                    scenario.topology.hosts[h].name,
                     hp.len()
                 ));
             }
         }
-        let max_frame =
-            scenario.nics.iter().map(|n| n.mtu).max().unwrap_or(1024) + DATA_OVERHEAD + RETH;
-        let mut switches = Vec::with_capacity(ns);
-        for (s, sp) in switch_ports.iter().enumerate() {
-            let p = &scenario.switches[s];
-            let headroom: Vec<u64> = sp
-                .iter()
-                .map(|&g| {
-                    let port = &ports[g as usize];
-                    let peer = &ports[port.peer as usize];
-                    let auto = auto_headroom(
-                        port.rate,
-                        port.delay,
-                        p.cable_length_m,
-                        max_frame,
-                        peer.pfc_response,
-                    );
-                    resolve(p.lossless.headroom, auto)
-                })
-                .collect();
-            let min_frame = headroom.iter().copied().min().unwrap_or(u64::MAX);
-            if p.pfc_enable != 0 && min_frame < (max_frame - 20) as u64 {
-                errors.push(format!(
-                    "switch.lossless.headroom: switch `{}` has {} B of headroom, less than one {} B frame",
-                    topo.switches[s].name,
-                    min_frame,
-                    max_frame - 20
-                ));
-            }
-            let mmu = match Mmu::new(p, headroom) {
-                Ok(m) => m,
-                Err(e) => {
-                    errors.push(format!(
-                        "switch.buffer_size: switch `{}`: {e}",
-                        topo.switches[s].name
-                    ));
-                    continue;
-                }
-            };
-            switches.push(SwitchState {
-                ports: sp.clone(),
-                mmu,
-                salt: salt(scenario.sim.seed, StreamKind::Switch, s as u64) as u32,
-                dscp_to_tc: p.dscp_to_tc,
-                tc_to_queue: p.tc_to_queue,
-                pfc_enable: p.pfc_enable,
-                pfc_quanta: p.pfc_quanta,
-                ecn: p.ecn,
-                ecn_queues: p.ecn.map_or(0, |e| e.queues),
-                detection: p.detection,
-                rng: stream(scenario.sim.seed, StreamKind::Switch, s as u64),
-                fwd_fault: false,
-                route_overrides: Vec::new(),
-                aged: Vec::new(),
-                drop_on_incomplete_arp: p.drop_lossless_on_incomplete_arp,
-            });
-        }
+        let mmus = build_mmus(&scenario, &plan, &mut errors);
         if !errors.is_empty() {
             return Err(BuildError(errors));
         }
-        let node_of = |n: NodeRef| match n {
-            NodeRef::Host(h) => GraphNode(h),
-            NodeRef::Switch(s) => GraphNode(nh as u32 + s),
+        let routes = initial_routes(&scenario, &plan);
+        let nports = plan.ports.len();
+        let port_loc = plan.ports.iter().map(|p| (p.node, p.local)).collect();
+        let mut slots: Vec<Option<Port>> = plan.ports.into_iter().map(Some).collect();
+        let mut take = |ids: &[u32]| -> Vec<Port> {
+            ids.iter()
+                .map(|&i| slots[i as usize].take().expect("one owner"))
+                .collect()
         };
-        let host_switch: Vec<Option<u32>> = host_ports
-            .iter()
-            .map(|hp| match ports[ports[hp[0] as usize].peer as usize].node {
-                NodeRef::Switch(s) => Some(s),
-                NodeRef::Host(_) => None,
-            })
+        let switches = (plan.switch_ports.iter().zip(mmus))
+            .enumerate()
+            .map(|(s, (ids, mmu))| build_switch(&scenario, s, take(ids), mmu))
             .collect();
-        let switch_peers: Vec<Vec<Option<GraphNode>>> = switch_ports
-            .iter()
-            .map(|sp| {
-                sp.iter()
-                    .map(|&g| Some(node_of(ports[ports[g as usize].peer as usize].node)))
-                    .collect()
-            })
-            .collect();
-        let routes = RoutingTable::build(&host_switch, &switch_peers);
-        let hosts: Vec<Host> = host_ports
+        let nics = plan
+            .host_ports
             .iter()
             .enumerate()
-            .map(|(h, hp)| {
-                let n = &scenario.nics[h];
-                Host {
-                    port: hp[0],
-                    active: Vec::new(),
-                    rr: 0,
-                    wake_at: Time::NEVER,
-                    rx: RxPipeline::new(n.rx),
-                    pfc_enable: n.pfc_enable,
-                    pfc_quanta: n.pfc_quanta,
-                }
-            })
+            .map(|(h, ids)| build_nic(&scenario, h, take(ids).remove(0)))
             .collect();
-        let flows: Vec<FlowState> = scenario
-            .flows
-            .iter()
-            .map(|f| flow_state(&scenario, f))
-            .collect();
-        let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); flows.len()];
-        for (i, f) in scenario.flows.iter().enumerate() {
-            if let Some(a) = f.after {
-                if (a as usize) < flows.len() && a as usize != i {
-                    dependents[a as usize].push(i as u32);
-                }
-            }
-        }
-        let mut start_order: Vec<u32> = (0..flows.len() as u32)
-            .filter(|&i| scenario.flows[i as usize].after.is_none())
-            .collect();
-        start_order.sort_by_key(|&i| (flows[i as usize].start, i));
-        let finite_left = flows.iter().filter(|f| f.sq.size != u64::MAX).count();
-        let has_infinite = flows.iter().any(|f| f.sq.size == u64::MAX);
-        let nports = ports.len();
+        let congestion = scenario.switches.iter().any(|s| s.ecn.is_some());
+        let out = &scenario.output;
         let mut sim = Sim {
             q: EventQueue::new(),
             arena: PacketArena::new(),
-            chans: (0..nports).map(|_| Channel::default()).collect(),
-            xoff: vec![Default::default(); nports],
-            ports,
-            switches,
-            hosts,
-            flows,
-            start_order,
-            dependents,
-            next_start: 0,
+            ints: IntPool::default(),
+            monitor: Monitor::new(nports, scenario.flows.len(), congestion, out.max_pfc_log),
             routes,
-            counters: vec![PortPrioCounters::default(); nports * 8],
-            tx: vec![Default::default(); nports * 8],
-            tx_port_bytes: vec![0; nports],
-            tx_at_warmup: Vec::new(),
-            lost: vec![[(0, 0); 8]; nports],
-            pfc_log: Vec::new(),
-            totals: Totals::default(),
-            throughput: Vec::new(),
-            queue_samples: Vec::new(),
-            last_sample: Time::ZERO,
-            next_tput_sample: Time::NEVER,
-            next_queue_sample: Time::NEVER,
+            conns: ConnTable::new(scenario.flows.iter().map(|f| (f.src, f.dst))),
+            loss_rng: stream(scenario.sim.seed, StreamKind::Fault, 0),
+            switches,
+            nics,
+            port_loc,
+            starts: flow_starts(&scenario),
+            sampler: Sampler::new(out.throughput_interval, out.queue_sample_interval),
+            detector: Detector::new(scenario.sim.deadlock_detection, nports),
             events: 0,
             end: scenario.sim.duration,
-            finite_left,
-            has_infinite,
             interrupted: false,
             warmup_done: false,
-            loss_rng: stream(scenario.sim.seed, StreamKind::Fault, 0),
-            ints: Vec::new(),
-            int_free: Vec::new(),
-            cps: if scenario.switches.iter().any(|s| s.ecn.is_some()) {
-                vec![Default::default(); nports * 8]
-            } else {
-                Vec::new()
-            },
-            cp_state: vec![false; nports * 8],
-            paused_count: 0,
-            wd: Vec::new(),
-            wd_log: Vec::new(),
-            nic_storm: Vec::new(),
-            dl: Default::default(),
             stop_requested: false,
-            rate_samples: Vec::new(),
             scenario,
         };
-        sim.init_congestion_control();
-        sim.nic_storm = vec![(0, 0); sim.hosts.len()];
-        if sim
-            .scenario
-            .switches
-            .iter()
-            .any(|s| s.pfc_watchdog.is_some())
-        {
-            sim.wd = vec![Default::default(); nports * 8];
+        for (f, spec) in sim.scenario.flows.iter().enumerate() {
+            sim.monitor.flows[f].start = spec.start;
         }
-        sim.schedule_watchdogs();
-        sim.schedule_deadlock_detector();
         sim.schedule_initial();
         Ok(sim)
     }
 
-    /// Recompute shortest paths over the links that are up (routing reconvergence).
-    pub(crate) fn reroute(&mut self) {
-        let nh = self.hosts.len() as u32;
-        let node = |n: NodeRef| match n {
-            NodeRef::Host(h) => GraphNode(h),
-            NodeRef::Switch(s) => GraphNode(nh + s),
-        };
-        let host_switch: Vec<Option<u32>> = self
-            .hosts
-            .iter()
-            .map(|h| {
-                if !self.chans[h.port as usize].up {
-                    return None;
-                }
-                match self.ports[self.ports[h.port as usize].peer as usize].node {
-                    NodeRef::Switch(s) => Some(s),
-                    NodeRef::Host(_) => None,
-                }
-            })
-            .collect();
-        let switch_peers: Vec<Vec<Option<GraphNode>>> = self
-            .switches
-            .iter()
-            .map(|sw| {
-                sw.ports
-                    .iter()
-                    .map(|&g| {
-                        self.chans[g as usize]
-                            .up
-                            .then(|| node(self.ports[self.ports[g as usize].peer as usize].node))
-                    })
-                    .collect()
-            })
-            .collect();
-        self.routes = RoutingTable::build(&host_switch, &switch_peers);
-    }
-
-    /// Give every QP its congestion-control state, sized by its path's base RTT.
-    fn init_congestion_control(&mut self) {
-        for f in 0..self.flows.len() {
-            let (src, dst, start) = (self.flows[f].src, self.flows[f].dst, self.flows[f].start);
-            let nic = &self.scenario.nics[src as usize];
-            let line_rate = self.ports[self.hosts[src as usize].port as usize].rate;
-            let base_rtt = nic
-                .base_rtt
-                .unwrap_or_else(|| self.base_rtt(src, dst, nic.mtu));
-            let ctx = CcContext {
-                line_rate,
-                mtu: nic.mtu,
-                base_rtt,
-                start,
-            };
-            let cc = CcState::new(nic.cc, &nic.cc_params, &ctx);
-            let fl = &mut self.flows[f];
-            fl.wants_int = cc.wants_int();
-            fl.has_cc = !matches!(cc, CcState::None(_));
-            fl.sq.cc = cc;
-        }
-    }
-
-    /// Base RTT of the path from `src` to `dst`: propagation both ways plus one data frame of
-    /// `mtu` payload and one ACK serialized at every hop.
-    pub(crate) fn base_rtt(&self, src: u32, dst: u32, mtu: u32) -> Time {
-        let frame = (mtu + DATA_OVERHEAD) as u64;
-        self.path(src, dst)
-            .iter()
-            .map(|&(r, d)| d + d + r.tx_time(frame) + r.tx_time(crate::packet::ACK_WIRE as u64))
-            .fold(Time::ZERO, |a, b| a + b)
-    }
-
+    /// The first events: watchdog polls, deadlock checks, flow starts, samples, faults.
     fn schedule_initial(&mut self) {
-        if let Some(&f) = self.start_order.first() {
-            let t = self.flows[f as usize].start;
+        for (s, p) in self.scenario.switches.iter().enumerate() {
+            if let Some(w) = p.pfc_watchdog {
+                self.q
+                    .schedule(w.poll_interval, Event::WatchdogPoll(s as u32));
+            }
+        }
+        if self.detector.interval > Time::ZERO {
+            self.q
+                .schedule(self.detector.interval, Event::DeadlockCheck);
+        }
+        if let Some(&f) = self.starts.order.first() {
+            let t = self.scenario.flows[f as usize].start;
             self.q.schedule(t, Event::FlowStart);
         }
-        let out = &self.scenario.output;
-        if let Some(i) = out.throughput_interval {
-            self.next_tput_sample = i;
-        }
-        if let Some(i) = out.queue_sample_interval {
-            self.next_queue_sample = i;
-        }
-        let first = self.next_tput_sample.min(self.next_queue_sample);
+        let first = self.sampler.first();
         if first != Time::NEVER {
             self.q.schedule(first, Event::Sample);
         }
         for (i, f) in self.scenario.faults.iter().enumerate() {
-            self.q.schedule(
-                f.at,
-                Event::Fault {
-                    index: i as u32,
-                    start: true,
-                },
-            );
+            let index = i as u32;
+            self.q.schedule(f.at, Event::Fault { index, start: true });
             if let Some(u) = f.until {
                 self.q.schedule(
                     u,
                     Event::Fault {
-                        index: i as u32,
+                        index,
                         start: false,
                     },
                 );
@@ -363,51 +145,187 @@ impl Sim {
     }
 }
 
-fn flow_state(sc: &Scenario, f: &crate::traffic::FlowSpec) -> FlowState {
-    let nic = &sc.nics[f.src as usize];
-    let size = f.size.unwrap_or(u64::MAX).max(1);
-    let mtu = nic.mtu;
-    let npkts = if size == u64::MAX {
-        u32::MAX
-    } else {
-        size.div_ceil(mtu as u64).min(u32::MAX as u64 - 1) as u32
-    };
-    FlowState {
-        src: f.src,
-        dst: f.dst,
-        dscp: f.dscp,
-        hash: flow_hash(f.src, f.dst, f.sport, ROCEV2_UDP_PORT),
-        start: f.start,
-        sq: SendQp {
-            npkts,
-            size,
-            mtu,
-            next_psn: 0,
-            snd_una: 0,
-            max_sent: 0,
-            transport: nic.transport,
-            tc: nic.dscp_to_tc[(f.dscp & 63) as usize],
-            next_send: Time::ZERO,
-            rate_limit: f.rate_limit,
-            cc: CcState::None(NoCc),
-            last_progress: f.start,
-            timer_pending: false,
-            done: false,
-            done_at: None,
-        },
-        rq: RecvQp::default(),
-        c: FlowCounters::default(),
-        ack_every: sc.nics[f.dst as usize].ack_every,
-        rto: nic.rto,
-        ttl: nic.ttl,
-        cc_timer_at: Time::NEVER,
-        wants_int: false,
-        has_cc: false,
-        cnp_window_end: Time::ZERO,
-        cnp_dscp: sc.nics[f.dst as usize].cnp_dscp,
-        cnp_tc: sc.nics[f.dst as usize].dscp_to_tc
-            [(sc.nics[f.dst as usize].cnp_dscp & 63) as usize],
-        cnp_gap: sc.nics[f.dst as usize].min_time_between_cnps,
-        last_cps: [u32::MAX; 4],
+/// A port at each end of every link (ports `2l` and `2l + 1` of link `l`).
+fn plan_ports(sc: &Scenario) -> PortPlan {
+    let topo = &sc.topology;
+    let mut host_ports: Vec<Vec<u32>> = vec![Vec::new(); topo.hosts.len()];
+    let mut switch_ports: Vec<Vec<u32>> = vec![Vec::new(); topo.switches.len()];
+    let mut ports = Vec::with_capacity(topo.links.len() * 2);
+    let all_strict = [QueueSched::Strict; 8];
+    for (i, l) in topo.links.iter().enumerate() {
+        for (me, id) in [(l.a, 2 * i), (l.b, 2 * i + 1)] {
+            let list = match me {
+                NodeRef::Host(h) => &mut host_ports[h as usize],
+                NodeRef::Switch(s) => &mut switch_ports[s as usize],
+            };
+            let local = list.len() as u16;
+            list.push(id as u32);
+            let (sched, configured) = match me {
+                NodeRef::Switch(s) => {
+                    let p = &sc.switches[s as usize];
+                    (&p.scheduler, p.pfc_response)
+                }
+                NodeRef::Host(h) => (&all_strict, sc.nics[h as usize].pfc_response),
+            };
+            let pid = PortId(id as u32);
+            let mut port = Port::new(me, local, pid, i as u32, l.rate, l.delay, sched);
+            port.pfc_response = response_delay(configured, l.rate);
+            if let NodeRef::Switch(s) = me {
+                let map = sc.switches[s as usize].tc_to_queue;
+                port.queue_of_prio = map.map(QueueId);
+            }
+            ports.push(port);
+        }
     }
+    for i in 0..ports.len() {
+        let peer = &ports[i ^ 1];
+        let (response, faces_host) = (peer.pfc_response, matches!(peer.node, NodeRef::Host(_)));
+        ports[i].peer_response = response;
+        ports[i].faces_host = faces_host;
+    }
+    PortPlan {
+        ports,
+        host_ports,
+        switch_ports,
+    }
+}
+
+/// Each switch's MMU, its headroom per port from the port's speed and cable (or as given).
+fn build_mmus(sc: &Scenario, plan: &PortPlan, errors: &mut Vec<String>) -> Vec<Mmu> {
+    let max_frame = sc.nics.iter().map(|n| n.mtu).max().unwrap_or(1024) + DATA_OVERHEAD + RETH;
+    let mut mmus = Vec::with_capacity(plan.switch_ports.len());
+    for (s, sp) in plan.switch_ports.iter().enumerate() {
+        let p = &sc.switches[s];
+        let name = &sc.topology.switches[s].name;
+        let headroom: Vec<u64> = sp
+            .iter()
+            .map(|&g| {
+                let port = &plan.ports[g as usize];
+                let auto = auto_headroom(
+                    port.rate,
+                    port.delay,
+                    p.cable_length_m,
+                    max_frame,
+                    port.peer_response,
+                );
+                resolve(p.lossless.headroom, auto)
+            })
+            .collect();
+        let min_frame = headroom.iter().copied().min().unwrap_or(u64::MAX);
+        if p.pfc_enable != 0 && min_frame < (max_frame - 20) as u64 {
+            errors.push(format!(
+                "switch.lossless.headroom: switch `{name}` has {min_frame} B of headroom, less than one {} B frame",
+                max_frame - 20
+            ));
+        }
+        match Mmu::new(p, headroom) {
+            Ok(m) => mmus.push(m),
+            Err(e) => errors.push(format!("switch.buffer_size: switch `{name}`: {e}")),
+        }
+    }
+    mmus
+}
+
+fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
+    let p = &sc.switches[s];
+    let n = ports.len();
+    Switch {
+        id: s as u32,
+        salt: salt(sc.sim.seed, StreamKind::Switch, s as u64) as u32,
+        pfc_quanta: p.pfc_quanta,
+        pfc_enable: p.pfc_enable,
+        tc_to_queue: p.tc_to_queue.map(QueueId),
+        dscp_to_tc: p.dscp_to_tc,
+        xoff: vec![Default::default(); n],
+        ports,
+        mmu,
+        marker: EcnMarker {
+            queues: p.ecn.map_or(0, |e| e.queues),
+            detection: p.detection,
+            params: p.ecn,
+            rng: stream(sc.sim.seed, StreamKind::Switch, s as u64),
+        },
+        forwarding: ForwardingFaults {
+            drop_on_incomplete_arp: p.drop_lossless_on_incomplete_arp,
+            ..Default::default()
+        },
+        watchdog: p.pfc_watchdog.map(|params| PfcWatchdog {
+            params,
+            queues: vec![PerPrio::default(); n],
+        }),
+    }
+}
+
+fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
+    let n = &sc.nics[h];
+    Nic {
+        id: h as u32,
+        port,
+        xoff: Default::default(),
+        pfc_enable: n.pfc_enable,
+        pfc_quanta: n.pfc_quanta,
+        rx: RxPipeline::new(n.rx),
+        senders: Default::default(),
+        responders: Default::default(),
+        active: Vec::new(),
+        rr: 0,
+        wake_at: Time::NEVER,
+        storm: StormGuard {
+            timeout: n.pfc_prevention_tout,
+            ..Default::default()
+        },
+    }
+}
+
+/// Shortest-path routes over every link.
+fn initial_routes(sc: &Scenario, plan: &PortPlan) -> RoutingTable {
+    let nh = sc.topology.hosts.len() as u32;
+    let node_of = |n: NodeRef| match n {
+        NodeRef::Host(h) => GraphNode(h),
+        NodeRef::Switch(s) => GraphNode(nh + s),
+    };
+    let peer_node = |g: u32| plan.ports[(g ^ 1) as usize].node;
+    let host_switch: Vec<Option<u32>> = plan
+        .host_ports
+        .iter()
+        .map(|hp| match peer_node(hp[0]) {
+            NodeRef::Switch(s) => Some(s),
+            NodeRef::Host(_) => None,
+        })
+        .collect();
+    let switch_peers: Vec<Vec<Option<GraphNode>>> = plan
+        .switch_ports
+        .iter()
+        .map(|sp| sp.iter().map(|&g| Some(node_of(peer_node(g)))).collect())
+        .collect();
+    RoutingTable::build(&host_switch, &switch_peers)
+}
+
+/// Flows in start order, chains, and what "all done" waits for.
+fn flow_starts(sc: &Scenario) -> FlowStarts {
+    let n = sc.flows.len();
+    let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (i, f) in sc.flows.iter().enumerate() {
+        if let Some(a) = f.after {
+            if (a as usize) < n && a as usize != i {
+                dependents[a as usize].push(i as u32);
+            }
+        }
+    }
+    let mut order: Vec<u32> = (0..n as u32)
+        .filter(|&i| sc.flows[i as usize].after.is_none())
+        .collect();
+    order.sort_by_key(|&i| (sc.flows[i as usize].start, i));
+    FlowStarts {
+        order,
+        next: 0,
+        dependents,
+        finite_left: sc.flows.iter().filter(|f| !long_lived(f)).count(),
+        has_infinite: sc.flows.iter().any(long_lived),
+    }
+}
+
+/// A flow without a size (or with the largest one) never completes.
+fn long_lived(f: &crate::traffic::FlowSpec) -> bool {
+    f.size.unwrap_or(u64::MAX).max(1) == u64::MAX
 }

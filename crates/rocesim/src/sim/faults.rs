@@ -1,65 +1,38 @@
-//! Fault injection: start and clear the scenario's faults.
+//! Fault injection in the world: start and clear the scenario's faults, and reconverge
+//! routing after a link changes state.
 
-use super::Sim;
+use super::{ctx, Sim};
+use crate::engine::Event;
 use crate::fabric::link::Loss;
+use crate::fabric::routing::{GraphNode, RoutingTable};
 use crate::faults::FaultKind;
+use crate::ids::PortId;
+use crate::topology::NodeRef;
 
 impl Sim {
     pub(crate) fn on_fault(&mut self, index: u32, start: bool) {
-        let now = self.now();
         let kind = self.scenario.faults[index as usize].kind.clone();
         match kind {
             FaultKind::NicRxStall { host } => {
-                let rx = &mut self.hosts[host as usize].rx;
-                rx.stalled = start;
-                if start {
-                    rx.stalled_since = now;
-                    self.nic_stall_started(host);
-                } else {
-                    self.rx_start(host);
-                }
+                let mut ctx = ctx!(self);
+                self.nics[host as usize].set_rx_stall(start, &mut ctx);
             }
             FaultKind::LinkDown { link, reconverge } | FaultKind::LinkUp { link, reconverge } => {
                 let up = matches!(kind, FaultKind::LinkUp { .. }) == start;
-                self.q
-                    .schedule(now + reconverge, crate::engine::Event::Reroute);
-                if !up {
-                    // A port whose link goes down loses what it had queued and on the wire.
-                    for p in [2 * link, 2 * link + 1] {
-                        self.flush_port(p);
-                    }
-                }
-                for c in [2 * link, 2 * link + 1] {
-                    self.chans[c as usize].up = up;
-                }
-                if up {
-                    for p in [2 * link, 2 * link + 1] {
-                        self.try_send(p);
-                    }
-                }
+                let now = self.now();
+                self.q.schedule(now + reconverge, Event::Reroute);
+                self.set_link(link, up);
             }
             FaultKind::RouteOverride { switch, dst, link } => {
-                let ports = &self.ports;
                 let sw = &mut self.switches[switch as usize];
-                sw.route_overrides.retain(|&(d, _)| d != dst);
-                if start {
-                    if let Some(port) = sw
-                        .ports
-                        .iter()
-                        .position(|&g| ports[g as usize].link == link)
-                    {
-                        sw.route_overrides.push((dst, port as u16));
-                    }
-                }
-                sw.fwd_fault = !sw.route_overrides.is_empty() || !sw.aged.is_empty();
+                let port = sw.ports.iter().position(|p| p.link == link);
+                let port = port.filter(|_| start).map(|p| p as u16);
+                sw.forwarding.set_route(dst, port);
             }
             FaultKind::MacAgeOut { switch, host } => {
-                let sw = &mut self.switches[switch as usize];
-                sw.aged.retain(|&h| h != host);
-                if start {
-                    sw.aged.push(host);
-                }
-                sw.fwd_fault = !sw.route_overrides.is_empty() || !sw.aged.is_empty();
+                self.switches[switch as usize]
+                    .forwarding
+                    .set_aged(host, start);
             }
             FaultKind::Loss {
                 link,
@@ -73,46 +46,78 @@ impl Sim {
                     (true, None, Some(p)) => Loss::Random(p),
                     (true, None, None) => Loss::None,
                 };
-                let chans: &[u32] = match from_a {
+                let ports: &[u32] = match from_a {
                     Some(true) => &[2 * link],
                     Some(false) => &[2 * link + 1],
                     None => &[2 * link, 2 * link + 1],
                 };
-                for &c in chans {
-                    self.chans[c as usize].loss = loss;
+                for &p in ports {
+                    self.port_mut(PortId(p)).wire.loss = loss;
                 }
             }
         }
     }
 
-    /// Drop everything port `p` holds: its queues and the frames on its outgoing wire.
-    fn flush_port(&mut self, p: u32) {
-        let node = self.ports[p as usize].node;
-        let out_local = self.ports[p as usize].local as usize;
-        for q in 0..8u8 {
-            while let Some(e) = self.ports[p as usize].dequeue(q) {
-                if let crate::topology::NodeRef::Switch(s) = node {
-                    let mmu = &mut self.switches[s as usize].mmu;
-                    mmu.release(e.in_local as usize, e.tc, out_local, q, e.bytes as u64);
-                    if e.lossless
-                        && self.xoff[e.in_port as usize].held(e.tc)
-                        && mmu.under_xon(e.in_local as usize, e.tc)
-                    {
-                        self.send_xon(e.in_port, e.tc);
-                    }
+    /// Take link `link` down (its ports lose what they hold) or bring it up.
+    fn set_link(&mut self, link: u32, up: bool) {
+        let ends = [PortId(2 * link), PortId(2 * link + 1)];
+        if !up {
+            for p in ends {
+                let mut ctx = ctx!(self);
+                match self.port_loc[p.idx()] {
+                    (NodeRef::Switch(s), l) => self.switches[s as usize].flush_port(l, &mut ctx),
+                    (NodeRef::Host(h), _) => self.nics[h as usize].flush_port(&mut ctx),
                 }
-                self.totals.drops_fault += 1;
-                self.drop_packet(e.pkt);
             }
         }
-        while let Some((_, pkt)) = self.chans[p as usize].pop() {
-            // Sent but never received: count it lost so the derived rx counters stay exact.
-            let (tc, wire) = (self.arena.get(pkt).tc, self.arena.get(pkt).wire);
-            let l = &mut self.lost[p as usize][tc as usize];
-            l.0 += 1;
-            l.1 += wire as u64;
-            self.totals.drops_fault += 1;
-            self.drop_packet(pkt);
+        for p in ends {
+            self.port_mut(p).wire.up = up;
         }
+        if up {
+            for p in ends {
+                let mut ctx = ctx!(self);
+                match self.port_loc[p.idx()] {
+                    (NodeRef::Switch(s), l) => self.switches[s as usize].try_send(l, &mut ctx),
+                    (NodeRef::Host(h), _) => self.nics[h as usize].try_send(&mut ctx),
+                }
+            }
+        }
+    }
+
+    /// Port `p`, mutably (for fault injection).
+    fn port_mut(&mut self, p: PortId) -> &mut crate::fabric::port::Port {
+        match self.port_loc[p.idx()] {
+            (NodeRef::Switch(s), l) => &mut self.switches[s as usize].ports[l as usize],
+            (NodeRef::Host(h), _) => &mut self.nics[h as usize].port,
+        }
+    }
+
+    /// Recompute shortest paths over the links that are up (routing reconvergence).
+    pub(crate) fn reroute(&mut self) {
+        let nh = self.nics.len() as u32;
+        let node = |n: NodeRef| match n {
+            NodeRef::Host(h) => GraphNode(h),
+            NodeRef::Switch(s) => GraphNode(nh + s),
+        };
+        let loc = &self.port_loc;
+        let host_switch: Vec<Option<u32>> = self
+            .nics
+            .iter()
+            .map(|n| match loc[n.port.id.peer().idx()].0 {
+                NodeRef::Switch(s) if n.port.wire.up => Some(s),
+                _ => None,
+            })
+            .collect();
+        let switch_peers: Vec<Vec<Option<GraphNode>>> = self
+            .switches
+            .iter()
+            .map(|sw| {
+                sw.ports
+                    .iter()
+                    .map(|p| p.wire.up.then(|| node(loc[p.id.peer().idx()].0)))
+                    .collect()
+            })
+            .collect();
+        self.routes = RoutingTable::build(&host_switch, &switch_peers);
     }
 }

@@ -10,9 +10,12 @@
 //! The check runs every `deadlock_detection / 10` (between 10 us and 1 ms) and returns at
 //! once when no priority anywhere is paused, so it costs nothing in a network without pauses.
 
-use super::Sim;
-use crate::engine::Event;
-use crate::monitor::failures::{DeadlockMember, DeadlockRecord};
+use super::view::PortView;
+use super::Monitor;
+use crate::engine::PacketArena;
+use crate::fabric::port::{Port, QEntry};
+use crate::ids::{PortId, Priority};
+use crate::topology::NodeRef;
 use crate::units::Time;
 
 /// A cycle being watched.
@@ -26,148 +29,172 @@ struct Candidate {
     reported: bool,
 }
 
+/// A reported deadlock.
+#[derive(Clone, Debug)]
+pub struct Deadlock {
+    /// When its cycle formed.
+    pub formed: Time,
+    /// When it was reported.
+    pub detected: Time,
+    /// Its (port × 8 + priority) nodes, in cycle order.
+    pub members: Vec<u32>,
+    /// Flows with packets in its queues.
+    pub flows: Vec<u32>,
+}
+
 /// Detector state.
 #[derive(Clone, Debug, Default)]
-pub(crate) struct Detector {
+pub struct Detector {
     /// Transmitted frames per (port, priority) at the previous check.
     tx_seen: Vec<u64>,
     candidates: Vec<Candidate>,
-    /// Reported deadlocks: (formed, detected, members in cycle order, flows).
-    pub found: Vec<(Time, Time, Vec<u32>, Vec<u32>)>,
-    interval: Time,
+    /// Reported deadlocks.
+    pub found: Vec<Deadlock>,
+    /// Check period (zero: off).
+    pub interval: Time,
+    /// Report a cycle that persists this long.
+    pub persist: Time,
 }
 
-impl Sim {
-    /// Start the detector (at build time).
-    pub(crate) fn schedule_deadlock_detector(&mut self) {
-        let d = self.scenario.sim.deadlock_detection;
-        if d == Time::ZERO {
-            return;
+impl Detector {
+    /// A detector reporting cycles that persist for `persist` (zero: off) in a network of
+    /// `nports` ports.
+    pub fn new(persist: Time, nports: usize) -> Self {
+        if persist == Time::ZERO {
+            return Detector::default();
         }
-        let interval = Time((d.ps() / 10).clamp(10_000_000, 1_000_000_000));
-        self.dl.interval = interval;
-        self.dl.tx_seen = vec![0; self.ports.len() * 8];
-        self.q.schedule(interval, Event::DeadlockCheck);
+        Detector {
+            interval: Time((persist.ps() / 10).clamp(10_000_000, 1_000_000_000)),
+            persist,
+            tx_seen: vec![0; nports * 8],
+            ..Default::default()
+        }
     }
 
-    pub(crate) fn on_deadlock_check(&mut self) {
-        let now = self.now();
-        let next = now + self.dl.interval;
-        if next <= self.end {
-            self.q.schedule(next, Event::DeadlockCheck);
+    /// Look for cycles now; returns true when a new deadlock was reported.
+    pub fn check(
+        &mut self,
+        now: Time,
+        ports: PortView,
+        monitor: &Monitor,
+        arena: &PacketArena,
+    ) -> bool {
+        if monitor.paused_count == 0 && self.candidates.is_empty() {
+            return false;
         }
-        if self.paused_count == 0 && self.dl.candidates.is_empty() {
-            return;
+        let n = ports.len();
+        let (is_node, nodes) = self.stuck_nodes(ports, monitor);
+        for (i, c) in monitor.tx.iter().enumerate() {
+            self.tx_seen[i] = c.packets;
         }
-        // Nodes: paused, non-empty, not draining.
-        let mut is_node = vec![false; self.ports.len() * 8];
+        let mut edges: Vec<(u32, u32)> = Vec::new();
+        for &node in &nodes {
+            let port = ports.port(PortId(node / 8));
+            let mut seen: Vec<u32> = Vec::new();
+            for e in queue_of(port, node) {
+                let Some(in_port) = ingress_port(ports, port, e) else {
+                    continue;
+                };
+                if seen.contains(&in_port.0) {
+                    continue;
+                }
+                seen.push(in_port.0);
+                let up = in_port.peer().0 * 8 + e.tc.0 as u32;
+                if is_node[up as usize] {
+                    edges.push((up, node));
+                }
+            }
+        }
+        debug_assert_eq!(is_node.len(), n * 8);
+        let cycles = strongly_connected_cycles(&nodes, &edges);
+        self.track_cycles(cycles, now, ports, arena)
+    }
+
+    /// Nodes: paused, non-empty, not draining.
+    fn stuck_nodes(&self, ports: PortView, monitor: &Monitor) -> (Vec<bool>, Vec<u32>) {
+        let mut is_node = vec![false; ports.len() * 8];
         let mut nodes = Vec::new();
-        for (p, port) in self.ports.iter().enumerate() {
-            let mut m = port.pause.mask & !port.pause_ignore;
-            while m != 0 {
-                let prio = m.trailing_zeros() as usize;
-                m &= m - 1;
-                let i = p * 8 + prio;
-                let ti = prio * self.ports.len() + p;
-                let q = port.queue_of_prio[prio];
-                if port.nonempty & (1 << q) != 0 && self.tx[ti].packets == self.dl.tx_seen[ti] {
+        for (p, port) in ports.iter() {
+            for prio in Priority::in_mask(port.pause.mask & !port.pause_ignore) {
+                let i = p.idx() * 8 + prio.idx();
+                let ti = monitor.tx_index(p, prio);
+                let q = port.queue_of(prio);
+                if port.nonempty & q.bit() != 0 && monitor.tx[ti].packets == self.tx_seen[ti] {
                     is_node[i] = true;
                     nodes.push(i as u32);
                 }
             }
         }
-        for (i, c) in self.tx.iter().enumerate() {
-            self.dl.tx_seen[i] = c.packets;
-        }
-        // Edges: upstream egress feeding an ingress → the node holding that ingress's packets.
-        let mut edges: Vec<(u32, u32)> = Vec::new();
-        for &n in &nodes {
-            let port = &self.ports[(n / 8) as usize];
-            let q = port.queue_of_prio[(n % 8) as usize];
-            let mut seen: Vec<u32> = Vec::new();
-            for e in &port.queues[q as usize] {
-                if e.in_port == u32::MAX || seen.contains(&e.in_port) {
-                    continue;
-                }
-                seen.push(e.in_port);
-                let up = self.ports[e.in_port as usize].peer * 8 + e.tc as u32;
-                if is_node[up as usize] {
-                    edges.push((up, n));
-                }
-            }
-        }
-        let cycles = strongly_connected_cycles(&nodes, &edges);
-        self.track_cycles(cycles, now);
+        (is_node, nodes)
     }
 
-    fn track_cycles(&mut self, cycles: Vec<Vec<u32>>, now: Time) {
+    fn track_cycles(
+        &mut self,
+        cycles: Vec<Vec<u32>>,
+        now: Time,
+        ports: PortView,
+        arena: &PacketArena,
+    ) -> bool {
         let mut keep = Vec::new();
+        let mut reported = false;
         for c in cycles {
             let mut sorted = c.clone();
             sorted.sort_unstable();
-            let prev = self.dl.candidates.iter().position(|x| x.members == sorted);
+            let prev = self.candidates.iter().position(|x| x.members == sorted);
             let mut cand = match prev {
-                Some(i) => self.dl.candidates[i].clone(),
+                Some(i) => self.candidates[i].clone(),
                 None => Candidate {
                     members: sorted,
                     since: now,
                     reported: false,
                 },
             };
-            if !cand.reported && now - cand.since >= self.scenario.sim.deadlock_detection {
+            if !cand.reported && now - cand.since >= self.persist {
                 cand.reported = true;
-                let flows = self.flows_in(&c);
-                self.dl.found.push((cand.since, now, c, flows));
-                if self.scenario.sim.stop_on_deadlock {
-                    self.stop_requested = true;
-                }
+                reported = true;
+                let flows = flows_in(&c, ports, arena);
+                self.found.push(Deadlock {
+                    formed: cand.since,
+                    detected: now,
+                    members: c,
+                    flows,
+                });
             }
             keep.push(cand);
         }
-        self.dl.candidates = keep;
+        self.candidates = keep;
+        reported
     }
+}
 
-    /// Flows with packets in the queues of these nodes.
-    fn flows_in(&self, nodes: &[u32]) -> Vec<u32> {
-        let mut flows = Vec::new();
-        for &n in nodes {
-            let port = &self.ports[(n / 8) as usize];
-            let q = port.queue_of_prio[(n % 8) as usize];
-            for e in &port.queues[q as usize] {
-                flows.push(self.arena.get(e.pkt).flow);
-            }
+/// The queue a (port × 8 + priority) node names.
+fn queue_of(port: &Port, node: u32) -> impl Iterator<Item = &QEntry> {
+    let q = port.queue_of(Priority((node % 8) as u8));
+    port.queues[q.idx()].iter()
+}
+
+/// The network-wide id of the port entry `e` (queued at switch port `port`) arrived on.
+fn ingress_port(ports: PortView, port: &Port, e: &QEntry) -> Option<PortId> {
+    match port.node {
+        NodeRef::Switch(s) if e.in_local != u16::MAX => {
+            Some(ports.switches[s as usize].ports[e.in_local as usize].id)
         }
-        flows.sort_unstable();
-        flows.dedup();
-        flows
+        _ => None,
     }
+}
 
-    /// The deadlocks found, named.
-    pub(crate) fn deadlock_records(&self) -> Vec<DeadlockRecord> {
-        self.dl
-            .found
-            .iter()
-            .map(|(formed, detected, members, flows)| DeadlockRecord {
-                formed_ns: formed.ns(),
-                detected_ns: detected.ns(),
-                members: members
-                    .iter()
-                    .map(|&n| {
-                        let port = &self.ports[(n / 8) as usize];
-                        DeadlockMember {
-                            node: self.node_name(port.node).to_string(),
-                            port: port.local as u32,
-                            peer: self
-                                .node_name(self.ports[port.peer as usize].node)
-                                .to_string(),
-                            prio: (n % 8) as u8,
-                        }
-                    })
-                    .collect(),
-                flows: flows.clone(),
-            })
-            .collect()
+/// Flows with packets in the queues of these nodes.
+fn flows_in(nodes: &[u32], ports: PortView, arena: &PacketArena) -> Vec<u32> {
+    let mut flows = Vec::new();
+    for &n in nodes {
+        let port = ports.port(PortId(n / 8));
+        for e in queue_of(port, n) {
+            flows.push(arena.get(e.pkt).flow);
+        }
     }
+    flows.sort_unstable();
+    flows.dedup();
+    flows
 }
 
 /// The cycles of a directed graph: its strongly connected components with more than one node

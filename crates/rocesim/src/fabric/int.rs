@@ -1,0 +1,80 @@
+//! In-band network telemetry (HPCC, Li et al. SIGCOMM 2019 §3.2): the record a data packet
+//! collects at every egress port it leaves, echoed back to the sender in its ACK.
+//!
+//! Records live in one pool shared by every switch and NIC; a packet carries its record's
+//! handle (and its hop count), so the per-hop stamp writes the record without reading it.
+
+use crate::nic::cc::{IntHop, IntRecord, MAX_INT_HOPS};
+use crate::units::{Rate, Time};
+
+/// The pool of INT records of packets in flight, by handle, with a free list.
+#[derive(Debug, Default)]
+pub struct IntPool {
+    records: Vec<IntRecord>,
+    free: Vec<u32>,
+}
+
+impl IntPool {
+    /// A fresh, empty record; returns its handle.
+    pub fn alloc(&mut self) -> u32 {
+        if let Some(h) = self.free.pop() {
+            self.records[h as usize] = IntRecord::default();
+            h
+        } else {
+            self.records.push(IntRecord::default());
+            (self.records.len() - 1) as u32
+        }
+    }
+
+    /// Release a record. It stays readable until the next [`IntPool::alloc`].
+    #[inline]
+    pub fn free(&mut self, h: u32) {
+        self.free.push(h);
+    }
+
+    /// The record behind handle `h`.
+    #[inline]
+    pub fn get(&self, h: u32) -> &IntRecord {
+        &self.records[h as usize]
+    }
+
+    /// Stamp hop number `hop` (the packet's hop count before this hop) of record `h`: the
+    /// egress queue depth `qlen` (bytes), the port's cumulative transmitted wire bytes, the
+    /// time and the line rate. Hops beyond [`MAX_INT_HOPS`] are not recorded.
+    #[inline]
+    pub fn stamp(&mut self, h: u32, hop: u8, now: Time, qlen: u64, tx_bytes: u64, rate: Rate) {
+        let r = &mut self.records[h as usize];
+        if (hop as usize) < MAX_INT_HOPS {
+            r.hops[hop as usize] = IntHop {
+                qlen,
+                tx_bytes,
+                ts: now,
+                rate,
+            };
+            r.nhop = hop + 1;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn records_are_reused_and_stamped_in_path_order() {
+        let mut pool = IntPool::default();
+        let a = pool.alloc();
+        pool.stamp(a, 0, Time(5), 100, 1000, Rate::gbps(100));
+        pool.stamp(a, 1, Time(9), 200, 2000, Rate::gbps(40));
+        assert_eq!(pool.get(a).nhop, 2);
+        assert_eq!(pool.get(a).hops[1].qlen, 200);
+        pool.free(a);
+        let b = pool.alloc();
+        assert_eq!(a, b);
+        assert_eq!(pool.get(b).nhop, 0, "a reused record starts empty");
+        for hop in 0..8 {
+            pool.stamp(b, hop, Time(1), 1, 1, Rate::gbps(1));
+        }
+        assert_eq!(pool.get(b).nhop as usize, MAX_INT_HOPS);
+    }
+}

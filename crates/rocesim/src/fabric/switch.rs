@@ -1,0 +1,265 @@
+//! A switch: the component that owns its ports, MMU, ECN marker, forwarding faults and PFC
+//! watchdog, and handles every event addressed to them.
+//!
+//! A frame's path through it: [`Switch::on_arrive`] (TTL, route with ECMP, classify DSCP → TC
+//! → queue) → [`Switch::enqueue`] (MMU admission, XOFF toward the ingress peer, ECN at
+//! enqueue) → the egress port's scheduler in [`Switch::try_send`] / `dequeue` (release the
+//! buffer, XON, ECN at dequeue, INT stamp) → the wire ([`Port::start_tx`]). PFC is in
+//! `pfc.rs`, marking in `ecn.rs`, flooding and static routes in `forwarding.rs`, the storm
+//! watchdog in `watchdog.rs`.
+
+use super::ecn::EcnMarker;
+use super::forwarding::ForwardingFaults;
+use super::mmu::{Admit, Mmu};
+use super::pfc::XoffState;
+use super::port::{Port, QEntry};
+use super::routing::ecmp_pick;
+use super::watchdog::PfcWatchdog;
+use crate::engine::Ctx;
+use crate::ids::{Priority, QueueId};
+use crate::packet::flags;
+
+/// One switch.
+#[derive(Debug)]
+pub struct Switch {
+    /// Its index in the topology's switch list.
+    pub id: u32,
+    /// ECMP salt (per switch, so that tiers do not polarize).
+    pub salt: u32,
+    /// Quanta of the pause frames it sends.
+    pub pfc_quanta: u16,
+    /// Lossless traffic classes (bitmask of priorities).
+    pub pfc_enable: u8,
+    /// TC → egress queue (SONiC `TC_TO_QUEUE_MAP`).
+    pub tc_to_queue: [QueueId; 8],
+    /// DSCP → TC (SONiC `DSCP_TO_TC_MAP`).
+    pub dscp_to_tc: [u8; 64],
+    /// Its ports, by local index.
+    pub ports: Vec<Port>,
+    /// Ingress XOFF held per local port: the priorities for which it holds its peer paused.
+    pub xoff: Vec<XoffState>,
+    /// The shared buffer.
+    pub mmu: Mmu,
+    /// ECN marking / congestion detection at egress.
+    pub marker: EcnMarker,
+    /// Static routes and aged MAC entries (forwarding faults).
+    pub forwarding: ForwardingFaults,
+    /// The PFC storm watchdog, if configured.
+    pub watchdog: Option<PfcWatchdog>,
+}
+
+impl Switch {
+    /// A frame arrived on local port `in_local`: forward it.
+    pub fn on_arrive(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
+        let pkt = ctx.packets.get_mut(pkt_id);
+        if pkt.ttl <= 1 {
+            ctx.monitor.totals.drops_ttl += 1;
+            ctx.drop_packet(pkt_id);
+            return;
+        }
+        pkt.ttl -= 1;
+        let (dst, hash) = (pkt.dst, pkt.hash);
+        let out = if self.forwarding.active {
+            match self.forward_with_faults(in_local, pkt_id, dst, ctx) {
+                Some(p) => p,
+                None => return,
+            }
+        } else {
+            let hops = ctx.routes.next_hops(self.id, dst);
+            if hops.is_empty() {
+                ctx.monitor.totals.drops_fault += 1;
+                ctx.drop_packet(pkt_id);
+                return;
+            }
+            hops[if hops.len() == 1 {
+                0
+            } else {
+                ecmp_pick(hash, self.salt, hops.len())
+            }]
+        };
+        self.enqueue(in_local, pkt_id, out, false, ctx);
+    }
+
+    /// The TC of DSCP `dscp`.
+    #[inline]
+    pub fn tc_of(&self, dscp: u8) -> Priority {
+        Priority(self.dscp_to_tc[(dscp & 63) as usize])
+    }
+
+    /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
+    /// flooded copy beyond the first) is never dropped at admission.
+    pub(crate) fn enqueue(
+        &mut self,
+        in_local: u16,
+        pkt_id: u32,
+        out: u16,
+        replica: bool,
+        ctx: &mut Ctx,
+    ) {
+        let pkt = ctx.packets.get_mut(pkt_id);
+        let tc = self.tc_of(pkt.dscp);
+        let q = self.tc_to_queue[tc.idx()];
+        let lossless = self.pfc_enable & tc.bit() != 0;
+        let size = pkt.buf_bytes();
+        let (inl, outl) = (in_local as usize, out as usize);
+        if lossless && self.ports[outl].wd_drop & q.bit() != 0 {
+            // The PFC watchdog discards lossless packets for a stormed queue.
+            if let Some(wd) = &mut self.watchdog {
+                wd.queues[outl][tc].rx_dropped += 1;
+            }
+            ctx.monitor.totals.drops_fault += 1;
+            ctx.drop_packet(pkt_id);
+            return;
+        }
+        let verdict = if replica {
+            self.mmu.admit_replica(inl, tc.0, outl, q.0, size, lossless);
+            Admit::Shared
+        } else {
+            self.mmu.admit(inl, tc.0, outl, q.0, size, lossless)
+        };
+        if let Admit::DropLossless | Admit::DropLossy = verdict {
+            let t = &mut ctx.monitor.totals;
+            if lossless {
+                t.drops_lossless += 1;
+            } else {
+                t.drops_lossy += 1;
+            }
+            ctx.monitor.port_prio[self.ports[inl].id.idx()][tc].drops += 1;
+            ctx.drop_packet(pkt_id);
+            return;
+        }
+        pkt.tc = tc.0;
+        let entry = QEntry {
+            pkt: pkt_id,
+            in_local,
+            bytes: size as u16,
+            tc,
+            lossless,
+            int: pkt.flags & flags::INT != 0,
+            replica,
+        };
+        if lossless && !self.xoff[inl].held(tc.0) && self.mmu.over_xoff(inl, tc.0) {
+            let quanta = self.pfc_quanta;
+            self.ports[inl].send_xoff(&mut self.xoff[inl], tc, quanta, ctx);
+        }
+        self.ports[outl].enqueue(q, entry);
+        if let Some(e) = self.marker.marks(q) {
+            let depth = self.mmu.queue_bytes(outl, q.0);
+            let id = self.ports[outl].id;
+            self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
+        }
+        self.try_send(out, ctx);
+    }
+
+    /// Start the next frame on local port `l` if it is free.
+    pub fn try_send(&mut self, l: u16, ctx: &mut Ctx) {
+        if !self.ports[l as usize].ready_for_data(ctx) {
+            return;
+        }
+        if let Some(e) = self.dequeue(l, ctx) {
+            self.ports[l as usize].start_tx(e.pkt, e.wire(), e.tc, false, ctx);
+        }
+    }
+
+    /// Port `l` finished serializing its frame.
+    pub fn on_tx_done(&mut self, l: u16, ctx: &mut Ctx) {
+        self.ports[l as usize].txdone_pending = false;
+        self.try_send(l, ctx);
+    }
+
+    /// Pick the next packet of port `l` and release its buffer.
+    fn dequeue(&mut self, l: u16, ctx: &mut Ctx) -> Option<QEntry> {
+        let port = &mut self.ports[l as usize];
+        let eligible = port.eligible();
+        if eligible == 0 {
+            return None;
+        }
+        let queues = &port.queues;
+        let q = port.sched.pick(port.strict, eligible, |q| {
+            queues[q as usize].front().map_or(0, |e| e.wire())
+        })?;
+        let q = QueueId(q);
+        let e = port.dequeue(q)?;
+        let out = l as usize;
+        self.release(&e, out, q, ctx);
+        if let Some(ecn) = self.marker.marks(q) {
+            let depth = self.mmu.queue_bytes(out, q.0);
+            let port = &self.ports[out];
+            let mmu = &self.mmu;
+            let pg_bytes = || mmu.pg_bytes(e.in_local as usize, e.tc.0);
+            let (id, pause) = (port.id, &port.pause);
+            self.marker
+                .on_dequeue(id, q, &ecn, &e, depth, pause, pg_bytes, ctx);
+        }
+        if e.int {
+            let depth = self.mmu.queue_bytes(out, q.0);
+            let port = &self.ports[out];
+            let sent = ctx.monitor.tx_port_bytes[port.id.idx()];
+            let pkt = ctx.packets.get_mut(e.pkt);
+            let (h, hop) = (pkt.aux, pkt.int_hops);
+            pkt.int_hops = pkt.int_hops.saturating_add(1);
+            let (now, rate) = (ctx.now, port.rate);
+            ctx.ints
+                .stamp(h, hop, now, depth, sent + e.wire() as u64, rate);
+        }
+        Some(e)
+    }
+
+    /// Release the buffer entry `e` held in queue `q` of port `out`, and resume its ingress
+    /// peer if its PG fell below XON.
+    pub(crate) fn release(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) {
+        let inl = e.in_local as usize;
+        self.mmu.release(inl, e.tc.0, out, q.0, e.bytes as u64);
+        if e.lossless && self.xoff[inl].held(e.tc.0) && self.mmu.under_xon(inl, e.tc.0) {
+            self.ports[inl].send_xon(&mut self.xoff[inl], e.tc, ctx);
+        }
+    }
+
+    /// A pause frame takes effect on egress port `l`.
+    pub fn on_pause_arrive(&mut self, l: u16, prio: Priority, quanta: u16, ctx: &mut Ctx) {
+        let port = &mut self.ports[l as usize];
+        if quanta > 0 {
+            ctx.monitor.port_prio[port.id.idx()][prio].pause_rx += 1;
+            if let Some(wd) = &mut self.watchdog {
+                wd.queues[l as usize][prio].last_pause = ctx.now;
+            }
+        }
+        if port.on_pause_frame(prio, quanta, ctx) {
+            self.try_send(l, ctx);
+        }
+    }
+
+    /// The pause timer of egress port `l`'s priority `prio` may have run out.
+    pub fn on_pause_expire(&mut self, l: u16, prio: Priority, ctx: &mut Ctx) {
+        if self.ports[l as usize].on_pause_expire(prio, ctx) {
+            self.try_send(l, ctx);
+        }
+    }
+
+    /// Re-send a held XOFF before the peer's timer runs out, or send XON if the PG drained
+    /// without a departure noticing it (the dynamic threshold grew).
+    pub fn on_pfc_refresh(&mut self, l: u16, prio: Priority, ctx: &mut Ctx) {
+        let l = l as usize;
+        if !self.ports[l].refresh_due(&self.xoff[l], prio, ctx.now) {
+            return;
+        }
+        if self.mmu.under_xon(l, prio.0) {
+            self.ports[l].send_xon(&mut self.xoff[l], prio, ctx);
+        } else {
+            let quanta = self.pfc_quanta;
+            self.ports[l].send_xoff(&mut self.xoff[l], prio, quanta, ctx);
+        }
+    }
+
+    /// The link of port `l` went down: drop what the port holds, queued and on the wire.
+    pub fn flush_port(&mut self, l: u16, ctx: &mut Ctx) {
+        for q in QueueId::all() {
+            while let Some(e) = self.ports[l as usize].dequeue(q) {
+                self.release(&e, l as usize, q, ctx);
+                ctx.monitor.totals.drops_fault += 1;
+                ctx.drop_packet(e.pkt);
+            }
+        }
+        self.ports[l as usize].flush_wire(ctx);
+    }
+}

@@ -1,0 +1,232 @@
+//! The live recorder every component writes into while a run goes: flat counter tables
+//! indexed by typed ids (no maps, no allocation per packet), the pause log, the watchdog
+//! log, and network-wide totals. Results are assembled from it when the run ends.
+
+use super::congestion::CongestionPoint;
+use super::counters::{FlowCounters, PortPrioCounters, QueueCounters, TxCounters};
+use super::PfcDir;
+use crate::ids::{FlowId, PerPrio, PerQueue, PortId, Priority, QueueId};
+use crate::units::Time;
+
+/// Network-wide drop and event totals.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Totals {
+    /// Lossless packets dropped (headroom or a NIC RX buffer exhausted).
+    pub drops_lossless: u64,
+    /// Lossy packets dropped at a full queue or RX buffer.
+    pub drops_lossy: u64,
+    /// Packets dropped when their TTL ran out.
+    pub drops_ttl: u64,
+    /// Packets dropped by faults (downed links, injected loss, watchdog, no route).
+    pub drops_fault: u64,
+    /// ECN marks (CE set) at every switch.
+    pub ecn_marked: u64,
+    /// CNPs sent by notification points.
+    pub cnp_tx: u64,
+    /// Frames delivered over a link (one per hop).
+    pub packet_hops: u64,
+    /// Pause-log rows not kept (over `output.max_pfc_log`).
+    pub pfc_log_truncated: u64,
+}
+
+/// One entry of the pause log (names are resolved when results are made).
+#[derive(Clone, Copy, Debug)]
+pub struct PfcLogEntry {
+    /// When the frame left (tx) or took effect (rx).
+    pub time: Time,
+    /// The port that sent or honoured it.
+    pub port: PortId,
+    /// Priority.
+    pub prio: Priority,
+    /// Sent or received.
+    pub dir: PfcDir,
+    /// Quanta (0 = resume).
+    pub quanta: u16,
+}
+
+/// One watchdog action (switch PFC_WD or a NIC's pause-storm guard).
+#[derive(Clone, Copy, Debug)]
+pub struct WatchdogLogEntry {
+    /// When.
+    pub time: Time,
+    /// The port concerned.
+    pub port: PortId,
+    /// Priority.
+    pub prio: Priority,
+    /// SONiC / mlx5 event name.
+    pub event: &'static str,
+    /// The action taken.
+    pub action: &'static str,
+}
+
+/// Per-flow record: its counters and when it started and ended (acknowledged in full).
+#[derive(Clone, Copy, Debug)]
+pub struct FlowRecord {
+    /// Counters.
+    pub c: FlowCounters,
+    /// When it started (its configured start until it does).
+    pub start: Time,
+    /// When its last ACK arrived.
+    pub done_at: Option<Time>,
+    /// The congestion points (port × 8 + queue) this flow was last marked at.
+    pub last_cps: [u32; 4],
+}
+
+impl Default for FlowRecord {
+    fn default() -> Self {
+        FlowRecord {
+            c: FlowCounters::default(),
+            start: Time::ZERO,
+            done_at: None,
+            last_cps: [u32::MAX; 4],
+        }
+    }
+}
+
+/// What the components record into while the run goes.
+#[derive(Debug)]
+pub struct Monitor {
+    nports: usize,
+    /// Rare per-(port, priority) counters: drops, pauses.
+    pub port_prio: Vec<PerPrio<PortPrioCounters>>,
+    /// Per-(port, queue) counters: ECN marks.
+    pub port_queue: Vec<PerQueue<QueueCounters>>,
+    /// Transmit counters per (port, priority), priority-major: see [`Monitor::tx_index`].
+    pub tx: Vec<TxCounters>,
+    /// Wire bytes transmitted per port, all priorities (the INT `txBytes` of HPCC).
+    pub tx_port_bytes: Vec<u64>,
+    /// Transmitted bytes per (port, priority) when the statistics window opened.
+    pub tx_at_warmup: Vec<u64>,
+    /// Frames lost on the wire leaving each port, per priority: (frames, wire bytes).
+    pub lost: Vec<PerPrio<(u64, u64)>>,
+    /// Per-flow records, by flow id.
+    pub flows: Vec<FlowRecord>,
+    /// Totals.
+    pub totals: Totals,
+    /// The pause log.
+    pub pfc_log: Vec<PfcLogEntry>,
+    max_pfc_log: usize,
+    /// Congestion statistics per (port, queue), when any switch marks ECN.
+    pub cps: Vec<CongestionPoint>,
+    /// Whether each (port, queue) is congested now (a compact copy of `cps`' state).
+    pub cp_state: Vec<bool>,
+    /// Watchdog actions.
+    pub wd_log: Vec<WatchdogLogEntry>,
+    /// Egress priorities paused now, network-wide (the deadlock detector idles at 0).
+    pub paused_count: u32,
+    /// Flows that completed during the current event (the world starts their dependents).
+    pub completed: Vec<FlowId>,
+}
+
+impl Monitor {
+    /// A recorder for `nports` ports and `nflows` flows; congestion statistics are kept when
+    /// `congestion` (some switch marks ECN).
+    pub fn new(nports: usize, nflows: usize, congestion: bool, max_pfc_log: usize) -> Self {
+        Monitor {
+            nports,
+            port_prio: vec![PerPrio::default(); nports],
+            port_queue: vec![PerQueue::default(); nports],
+            tx: vec![TxCounters::default(); nports * 8],
+            tx_port_bytes: vec![0; nports],
+            tx_at_warmup: Vec::new(),
+            lost: vec![PerPrio::default(); nports],
+            flows: vec![FlowRecord::default(); nflows],
+            totals: Totals::default(),
+            pfc_log: Vec::new(),
+            max_pfc_log,
+            cps: if congestion {
+                vec![CongestionPoint::default(); nports * 8]
+            } else {
+                Vec::new()
+            },
+            cp_state: vec![false; nports * 8],
+            wd_log: Vec::new(),
+            paused_count: 0,
+            completed: Vec::new(),
+        }
+    }
+
+    /// Number of ports.
+    pub fn nports(&self) -> usize {
+        self.nports
+    }
+
+    /// Index of (port, priority) in `tx`: priority-major, so that the counters of the one or
+    /// two busy priorities of all ports share few cache lines.
+    #[inline]
+    pub fn tx_index(&self, port: PortId, prio: Priority) -> usize {
+        prio.idx() * self.nports + port.idx()
+    }
+
+    /// Transmit counters of (port, priority).
+    #[inline]
+    pub fn tx_of(&self, port: PortId, prio: Priority) -> &TxCounters {
+        &self.tx[self.tx_index(port, prio)]
+    }
+
+    /// Count a frame of `wire` bytes put on the wire by `port` at priority `prio`.
+    #[inline]
+    pub fn count_tx(&mut self, port: PortId, prio: Priority, wire: u32) {
+        let i = self.tx_index(port, prio);
+        let c = &mut self.tx[i];
+        c.packets += 1;
+        c.bytes += wire as u64;
+        self.tx_port_bytes[port.idx()] += wire as u64;
+    }
+
+    /// Count a frame lost on the wire leaving `port`.
+    #[inline]
+    pub fn count_lost(&mut self, port: PortId, prio: Priority, wire: u32) {
+        let l = &mut self.lost[port.idx()][prio];
+        l.0 += 1;
+        l.1 += wire as u64;
+        self.totals.drops_fault += 1;
+    }
+
+    /// Index of (port, queue) in the congestion tables.
+    #[inline]
+    pub fn cp_index(port: PortId, q: QueueId) -> usize {
+        port.idx() * 8 + q.idx()
+    }
+
+    /// Log a pause frame (up to `output.max_pfc_log` rows; the rest are counted).
+    pub fn log_pfc(&mut self, time: Time, port: PortId, prio: Priority, dir: PfcDir, quanta: u16) {
+        if self.pfc_log.len() < self.max_pfc_log {
+            self.pfc_log.push(PfcLogEntry {
+                time,
+                port,
+                prio,
+                dir,
+                quanta,
+            });
+        } else {
+            self.totals.pfc_log_truncated += 1;
+        }
+    }
+
+    /// Log a watchdog action.
+    pub fn log_watchdog(
+        &mut self,
+        time: Time,
+        port: PortId,
+        prio: Priority,
+        event: &'static str,
+        action: &'static str,
+    ) {
+        self.wd_log.push(WatchdogLogEntry {
+            time,
+            port,
+            prio,
+            event,
+            action,
+        });
+    }
+
+    /// Open the statistics window: remember what was sent and delivered so far.
+    pub fn open_stats_window(&mut self) {
+        self.tx_at_warmup = self.tx.iter().map(|c| c.bytes).collect();
+        for f in &mut self.flows {
+            f.c.delivered_at_warmup = f.c.delivered;
+        }
+    }
+}

@@ -1,0 +1,110 @@
+//! Periodic samplers: per-flow throughput (with each QP's congestion-control rate and
+//! window) and switch egress queue depths. They run on their own timer event and cost
+//! nothing when their interval is off.
+
+use super::recorder::FlowRecord;
+use crate::fabric::switch::Switch;
+use crate::ids::{PortId, QueueId};
+use crate::units::{Rate, Time};
+
+/// Sampler state and the samples taken.
+#[derive(Debug, Default)]
+pub struct Sampler {
+    /// Throughput sampling interval (`None`: off).
+    pub throughput_interval: Option<Time>,
+    /// Queue sampling interval (`None`: off).
+    pub queue_interval: Option<Time>,
+    /// When the previous throughput sample was taken.
+    pub last: Time,
+    /// Next throughput sample (`NEVER`: off).
+    pub next_tput: Time,
+    /// Next queue sample (`NEVER`: off).
+    pub next_queue: Time,
+    /// (time, flow, Gb/s delivered over the interval).
+    pub throughput: Vec<(Time, u32, f64)>,
+    /// (time, port, queue, bytes) of every non-empty switch queue.
+    pub queues: Vec<(Time, PortId, QueueId, u64)>,
+    /// (time, flow, CC rate Gb/s or NaN, CC window bytes or 0).
+    pub rates: Vec<(Time, u32, f64, u64)>,
+}
+
+impl Sampler {
+    /// A sampler with these intervals.
+    pub fn new(throughput: Option<Time>, queues: Option<Time>) -> Self {
+        Sampler {
+            throughput_interval: throughput,
+            queue_interval: queues,
+            next_tput: throughput.unwrap_or(Time::NEVER),
+            next_queue: queues.unwrap_or(Time::NEVER),
+            ..Default::default()
+        }
+    }
+
+    /// When the first sample is due (`NEVER`: no sampling).
+    pub fn first(&self) -> Time {
+        self.next_tput.min(self.next_queue)
+    }
+
+    /// Take the samples due at `now`; returns when the next is due. `cc(flow)` gives a flow's
+    /// congestion-control rate and window.
+    pub fn sample(
+        &mut self,
+        now: Time,
+        flows: &mut [FlowRecord],
+        cc: impl Fn(u32) -> (Option<Rate>, Option<u64>),
+        switches: &[Switch],
+    ) -> Time {
+        if now >= self.next_tput {
+            self.sample_throughput(now, flows, cc);
+            self.next_tput = now + self.throughput_interval.expect("scheduled");
+        }
+        if now >= self.next_queue {
+            self.sample_queues(now, switches);
+            self.next_queue = now + self.queue_interval.expect("scheduled");
+        }
+        self.first()
+    }
+
+    /// Delivered throughput of every flow active in (last, now].
+    pub fn sample_throughput(
+        &mut self,
+        now: Time,
+        flows: &mut [FlowRecord],
+        cc: impl Fn(u32) -> (Option<Rate>, Option<u64>),
+    ) {
+        let dt = now.saturating_sub(self.last);
+        if dt == Time::ZERO {
+            return;
+        }
+        let last = self.last;
+        for (i, f) in flows.iter_mut().enumerate() {
+            let active = f.start < now && f.done_at.is_none_or(|d| d > last);
+            if active {
+                let bytes = f.c.delivered.saturating_sub(f.c.delivered_at_sample);
+                let gbps = bytes as f64 * 8.0 / (dt.ps() as f64 * 1e-12) * 1e-9;
+                self.throughput.push((now, i as u32, gbps));
+                let (rate, window) = cc(i as u32);
+                if rate.is_some() || window.is_some() {
+                    let gbps = rate.map_or(f64::NAN, |r| r.gbps_f64());
+                    self.rates.push((now, i as u32, gbps, window.unwrap_or(0)));
+                }
+            }
+            f.c.delivered_at_sample = f.c.delivered;
+        }
+        self.last = now;
+    }
+
+    fn sample_queues(&mut self, now: Time, switches: &[Switch]) {
+        for sw in switches {
+            for port in &sw.ports {
+                let mut m = port.nonempty;
+                while m != 0 {
+                    let q = QueueId(m.trailing_zeros() as u8);
+                    m &= m - 1;
+                    let bytes = sw.mmu.queue_bytes(port.local as usize, q.0);
+                    self.queues.push((now, port.id, q, bytes));
+                }
+            }
+        }
+    }
+}

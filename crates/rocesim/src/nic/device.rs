@@ -1,0 +1,143 @@
+//! The RDMA NIC as a component: its port, its QPs (requester and responder sides), its
+//! receive pipeline and its pause-storm guard, and the events addressed to them.
+//!
+//! A packet's life at a NIC: the QP scheduler (`sender.rs`) builds the next data packet when
+//! the port frees up; the wire takes it; at the far NIC the RX pipeline (`rx_pipeline.rs`)
+//! hands it to the responder (`responder.rs`), which acknowledges it and, when it arrived
+//! CE-marked, sends a CNP; back at the sender the requester (`requester.rs`) advances the PSN
+//! window and feeds congestion control (`cc/`).
+
+use super::qp::{Requester, Responder, Slots};
+use super::rx_pipeline::RxPipeline;
+use super::watchdog::StormGuard;
+use crate::engine::Ctx;
+use crate::fabric::pfc::XoffState;
+use crate::fabric::port::{Port, QEntry};
+use crate::ids::{Priority, QueueId};
+use crate::units::Time;
+
+/// One host's NIC.
+#[derive(Debug)]
+pub struct Nic {
+    /// Its host's index.
+    pub id: u32,
+    /// Its one port.
+    pub port: Port,
+    /// The priorities for which it holds its switch paused (RX buffer over XOFF).
+    pub xoff: XoffState,
+    /// Lossless priorities (bitmask).
+    pub pfc_enable: u8,
+    /// Quanta of its pause frames.
+    pub pfc_quanta: u16,
+    /// The receive pipeline.
+    pub rx: RxPipeline,
+    /// Requester QPs of the flows it sends.
+    pub senders: Slots<Requester>,
+    /// Responder QPs of the flows it receives.
+    pub responders: Slots<Responder>,
+    /// Requester slots with data to send (started, not fully acknowledged), served round robin.
+    pub active: Vec<u32>,
+    /// Round-robin position in `active`.
+    pub rr: usize,
+    /// When a pending NicWake fires (`NEVER` = none pending).
+    pub wake_at: Time,
+    /// The NIC's PFC storm guard (mlx5 `pfc_prevention_tout`).
+    pub storm: StormGuard,
+}
+
+impl Nic {
+    /// The port is free: send a control packet if one waits, else the next data packet.
+    pub fn try_send(&mut self, ctx: &mut Ctx) {
+        if !self.port.ready_for_data(ctx) {
+            return;
+        }
+        if let Some(e) = self.dequeue(ctx) {
+            let more = !self.active.is_empty();
+            self.port.start_tx(e.pkt, e.wire(), e.tc, more, ctx);
+        }
+    }
+
+    fn dequeue(&mut self, ctx: &mut Ctx) -> Option<QEntry> {
+        let eligible = self.port.eligible();
+        if eligible != 0 {
+            let q = QueueId(7 - eligible.leading_zeros() as u8);
+            return self.port.dequeue(q);
+        }
+        self.next_data(ctx)
+    }
+
+    /// The port finished serializing its frame.
+    pub fn on_tx_done(&mut self, ctx: &mut Ctx) {
+        self.port.txdone_pending = false;
+        self.try_send(ctx);
+    }
+
+    /// A pause frame from the switch takes effect on the NIC's port.
+    pub fn on_pause_arrive(&mut self, prio: Priority, quanta: u16, ctx: &mut Ctx) {
+        if quanta > 0 {
+            ctx.monitor.port_prio[self.port.id.idx()][prio].pause_rx += 1;
+        }
+        if self.port.on_pause_frame(prio, quanta, ctx) {
+            self.try_send(ctx);
+        }
+    }
+
+    /// The pause timer of priority `prio` may have run out.
+    pub fn on_pause_expire(&mut self, prio: Priority, ctx: &mut Ctx) {
+        if self.port.on_pause_expire(prio, ctx) {
+            self.try_send(ctx);
+        }
+    }
+
+    /// Refresh the pause the NIC holds on its switch, or resume it when the RX buffer drained
+    /// (or the storm guard disabled pausing).
+    pub fn on_pfc_refresh(&mut self, prio: Priority, ctx: &mut Ctx) {
+        if !self.port.refresh_due(&self.xoff, prio, ctx.now) {
+            return;
+        }
+        if self.rx.under_xon() || self.rx.pause_disabled {
+            self.port.send_xon(&mut self.xoff, prio, ctx);
+        } else {
+            let quanta = self.pfc_quanta;
+            self.port.send_xoff(&mut self.xoff, prio, quanta, ctx);
+        }
+    }
+
+    /// The rate limiter may let a QP send again.
+    pub fn on_wake(&mut self, ctx: &mut Ctx) {
+        if self.wake_at == ctx.now {
+            self.wake_at = Time::NEVER;
+        }
+        self.try_send(ctx);
+    }
+
+    /// Open the requester side of a flow; it joins the round robin. Returns its slot.
+    pub fn open_requester(&mut self, r: Requester) -> u32 {
+        let slot = self.senders.insert(r);
+        self.active.push(slot);
+        slot
+    }
+
+    /// Open the responder side of a flow. Returns its slot.
+    pub fn open_responder(&mut self, r: Responder) -> u32 {
+        self.responders.insert(r)
+    }
+
+    /// Close the responder side of a flow whose requester has completed.
+    pub fn close_responder(&mut self, slot: u32, flow: u32) {
+        if self.responders.get(slot).is_some_and(|r| r.flow == flow) {
+            self.responders.remove(slot);
+        }
+    }
+
+    /// The link went down: drop what the port holds, queued and on the wire.
+    pub fn flush_port(&mut self, ctx: &mut Ctx) {
+        for q in QueueId::all() {
+            while let Some(e) = self.port.dequeue(q) {
+                ctx.monitor.totals.drops_fault += 1;
+                ctx.drop_packet(e.pkt);
+            }
+        }
+        self.port.flush_wire(ctx);
+    }
+}

@@ -1,0 +1,155 @@
+//! The requester side of a QP: what ACKs, NAKs and CNPs do to it (RoCEv2 RC transport with
+//! go-back-N or go-back-0, `transport.rs`), its retransmission timer, and the congestion
+//! control timer of its reaction point.
+
+use super::cc::AckInfo;
+use super::device::Nic;
+use super::transport;
+use crate::engine::{Ctx, Event};
+use crate::ids::FlowId;
+use crate::packet::{flags, since_stamp, Packet};
+use crate::units::Time;
+
+impl Nic {
+    /// The requester slot serving flow `f` on this NIC, if it is this NIC's.
+    #[inline]
+    fn sender_slot(&self, f: u32, ctx: &Ctx) -> Option<u32> {
+        let slot = ctx.conns.get(FlowId(f)).send.0;
+        self.senders
+            .get(slot)
+            .is_some_and(|r| r.flow == f)
+            .then_some(slot)
+    }
+
+    /// An ACK arrived: advance the PSN window, feed congestion control, complete the flow.
+    pub(crate) fn on_ack(&mut self, ack: &Packet, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let has_int = ack.flags & flags::INT_ECHO != 0;
+        if has_int {
+            // Released now; the record stays readable until the next allocation.
+            ctx.ints.free(ack.aux);
+        }
+        let Some(slot) = self.sender_slot(ack.flow, ctx) else {
+            return;
+        };
+        let r = self.senders.get_mut(slot).expect("live QP");
+        let before = r.sq.snd_una;
+        let done = transport::on_ack(&mut r.sq, ack.psn, now);
+        if !r.has_cc {
+            if done {
+                self.complete(slot, ctx);
+            }
+            return;
+        }
+        let acked = (r.sq.snd_una.saturating_sub(before)) as u64 * r.sq.mtu as u64;
+        let rtt = (!has_int).then(|| since_stamp(now, ack.aux));
+        let info = AckInfo {
+            now,
+            acked_bytes: acked,
+            ack_psn: ack.psn,
+            snd_nxt: r.sq.next_psn,
+            ecn_echo: ack.flags & flags::ECN_ECHO != 0,
+            rtt,
+            int: has_int.then(|| ctx.ints.get(ack.aux)),
+        };
+        r.sq.cc.on_ack(&info);
+        let windowed = r.sq.cc.window().is_some();
+        self.arm_cc_timer(slot, ctx);
+        if done {
+            self.complete(slot, ctx);
+        } else if windowed {
+            self.try_send(ctx);
+        }
+    }
+
+    /// A NAK asks for `psn` onward.
+    pub(crate) fn on_nak(&mut self, f: u32, psn: u32, ctx: &mut Ctx) {
+        let Some(slot) = self.sender_slot(f, ctx) else {
+            return;
+        };
+        let r = self.senders.get_mut(slot).expect("live QP");
+        if r.sq.done {
+            return;
+        }
+        transport::on_nak(&mut r.sq, psn, ctx.now);
+        self.try_send(ctx);
+    }
+
+    /// A CNP arrived for flow `f`: the reaction point cuts its rate.
+    pub(crate) fn on_cnp(&mut self, f: u32, ctx: &mut Ctx) {
+        let Some(slot) = self.sender_slot(f, ctx) else {
+            return;
+        };
+        ctx.monitor.flows[f as usize].c.cnp_rx += 1;
+        let r = self.senders.get_mut(slot).expect("live QP");
+        r.sq.cc.on_cnp(ctx.now);
+        self.arm_cc_timer(slot, ctx);
+    }
+
+    /// Every packet of QP `slot` is acknowledged: it leaves the round robin and the world is
+    /// told (it starts dependent flows and closes the responder).
+    fn complete(&mut self, slot: u32, ctx: &mut Ctx) {
+        if let Some(i) = self.active.iter().position(|&x| x == slot) {
+            self.active.remove(i);
+            if self.rr > i {
+                self.rr -= 1;
+            }
+        }
+        let f = self.senders.get(slot).expect("live QP").flow;
+        ctx.monitor.flows[f as usize].done_at = Some(ctx.now);
+        ctx.monitor.completed.push(FlowId(f));
+    }
+
+    /// The retransmission timer of flow `f`.
+    pub fn on_qp_timer(&mut self, f: u32, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let Some(slot) = self.sender_slot(f, ctx) else {
+            return;
+        };
+        let r = self.senders.get_mut(slot).expect("live QP");
+        let sq = &mut r.sq;
+        sq.timer_pending = false;
+        if sq.done || sq.outstanding() == 0 {
+            // Done, or nothing in flight (paused or paced): the timer re-arms on the next send.
+            return;
+        }
+        let deadline = sq.last_progress + r.rto;
+        if now >= deadline {
+            transport::on_timeout(sq, now);
+            self.try_send(ctx);
+        } else {
+            sq.timer_pending = true;
+            ctx.schedule(deadline, Event::QpTimer(f));
+        }
+    }
+
+    /// Make sure QP `slot`'s congestion-control timer is scheduled for when the algorithm
+    /// wants it (one pending event per QP; stale ones are ignored when they fire).
+    #[inline]
+    pub(crate) fn arm_cc_timer(&mut self, slot: u32, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let r = self.senders.get_mut(slot).expect("live QP");
+        if let Some(t) = r.sq.cc.next_timer() {
+            let t = t.max(now);
+            if t < r.cc_timer_at || r.cc_timer_at < now {
+                r.cc_timer_at = t;
+                ctx.schedule(t, Event::CcTimer(r.flow));
+            }
+        }
+    }
+
+    /// The congestion-control timer of flow `f`.
+    pub fn on_cc_timer(&mut self, f: u32, ctx: &mut Ctx) {
+        let Some(slot) = self.sender_slot(f, ctx) else {
+            return;
+        };
+        let r = self.senders.get_mut(slot).expect("live QP");
+        if r.cc_timer_at != ctx.now {
+            return;
+        }
+        r.cc_timer_at = Time::NEVER;
+        r.sq.cc.on_timer(ctx.now);
+        self.arm_cc_timer(slot, ctx);
+        self.try_send(ctx);
+    }
+}

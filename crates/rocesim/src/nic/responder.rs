@@ -1,0 +1,141 @@
+//! The responder side of a QP: in-order delivery, ACK/NAK (`transport.rs`), and the
+//! notification point of congestion control, which answers CE-marked packets with CNPs no
+//! more often than `min_time_between_cnps` per QP.
+
+use super::device::Nic;
+use super::transport::{self, Reply};
+use crate::engine::Ctx;
+use crate::fabric::port::QEntry;
+use crate::ids::{FlowId, Priority, QueueId};
+use crate::packet::{ecn, flags, Packet, PacketKind, ACK_WIRE, CNP_WIRE};
+
+/// A control packet to send back to a flow's requester.
+struct Control {
+    kind: PacketKind,
+    psn: u32,
+    wire: u32,
+    dscp: u8,
+    tc: u8,
+    flags: u8,
+    aux: u32,
+}
+
+impl Nic {
+    /// A data packet reached its receiver: deliver it in order, acknowledge, notify.
+    pub(crate) fn on_data(&mut self, pkt: &Packet, ctx: &mut Ctx) {
+        let f = pkt.flow;
+        let slot = ctx.conns.get(FlowId(f)).recv.0;
+        let has_int = pkt.flags & flags::INT != 0;
+        let Some(r) = self.responders.get_mut(slot).filter(|r| r.flow == f) else {
+            // The flow completed and its QP is closed: a late duplicate is discarded.
+            ctx.monitor.flows[f as usize].c.discarded += pkt.payload as u64;
+            if has_int {
+                ctx.ints.free(pkt.aux);
+            }
+            return;
+        };
+        let c = &mut ctx.monitor.flows[f as usize].c;
+        let ce = pkt.ecn == ecn::CE;
+        if ce {
+            c.ecn_marked += 1;
+        }
+        let v = transport::on_data(&mut r.rq, r.transport, pkt.psn, r.npkts, r.ack_every);
+        if v.restart_discards {
+            c.discarded += c.delivered;
+            c.delivered = 0;
+        }
+        if v.accepted {
+            c.delivered += pkt.payload as u64;
+        } else {
+            c.discarded += pkt.payload as u64;
+        }
+        let (dscp, tc) = (r.dscp, r.tc);
+        if ce {
+            self.notify_congestion(slot, ctx);
+        }
+        let (kind, psn) = match v.reply {
+            Reply::Ack(p) => (PacketKind::Ack, p),
+            Reply::Nak(p) => (PacketKind::Nak, p),
+            Reply::None => {
+                if has_int {
+                    ctx.ints.free(pkt.aux);
+                }
+                return;
+            }
+        };
+        // The ACK echoes the CE mark and carries the data packet's INT record or send time.
+        let mut bits = if ce { flags::ECN_ECHO } else { 0 };
+        let mut aux = pkt.aux;
+        if has_int {
+            if kind == PacketKind::Ack {
+                bits |= flags::INT_ECHO;
+            } else {
+                ctx.ints.free(pkt.aux);
+                aux = 0;
+            }
+        }
+        let wire = ACK_WIRE;
+        let flags = bits;
+        let ctl = Control {
+            kind,
+            psn,
+            wire,
+            dscp,
+            tc,
+            flags,
+            aux,
+        };
+        self.send_control(slot, ctl, ctx);
+    }
+
+    /// Notification point: a CE-marked packet of responder `slot` arrived. At most one CNP
+    /// per QP per `min_time_between_cnps` window: the windows follow one another without
+    /// drift while marks keep coming, so a continuously marked QP gets exactly one CNP per
+    /// interval (20,000/s at 50 us); after a quiet spell a new window opens at the next mark.
+    fn notify_congestion(&mut self, slot: u32, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let r = self.responders.get_mut(slot).expect("live QP");
+        if now < r.cnp_window_end {
+            return;
+        }
+        let next = r.cnp_window_end + r.cnp_gap;
+        r.cnp_window_end = if now < next { next } else { now + r.cnp_gap };
+        let (dscp, tc) = (r.cnp_dscp, r.cnp_tc);
+        ctx.monitor.totals.cnp_tx += 1;
+        let ctl = Control {
+            kind: PacketKind::Cnp,
+            psn: 0,
+            wire: CNP_WIRE,
+            dscp,
+            tc,
+            flags: 0,
+            aux: 0,
+        };
+        self.send_control(slot, ctl, ctx);
+    }
+
+    /// Queue a control packet of responder `slot` toward its requester.
+    fn send_control(&mut self, slot: u32, c: Control, ctx: &mut Ctx) {
+        let r = self.responders.get(slot).expect("live QP");
+        let reply = Packet {
+            kind: c.kind,
+            dscp: c.dscp,
+            ecn: ecn::NOT_ECT,
+            ttl: r.ttl,
+            dst: r.src,
+            flow: r.flow,
+            psn: c.psn,
+            payload: 0,
+            wire: c.wire as u16,
+            hash: r.hash.rotate_left(16),
+            tc: c.tc,
+            flags: c.flags,
+            int_hops: 0,
+            aux: c.aux,
+        };
+        let id = ctx.packets.alloc(reply);
+        let entry = QEntry::local(id, c.wire, Priority(c.tc));
+        self.port.enqueue(QueueId(c.tc), entry);
+        self.try_send(ctx);
+    }
+}

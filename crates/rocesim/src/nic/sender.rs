@@ -1,0 +1,104 @@
+//! The NIC's QP scheduler: when the port is free, round robin over the active requester QPs
+//! for one that may send now (data left, its priority not paused, its rate limiter and
+//! congestion window permitting), and build that QP's next data packet.
+
+use super::device::Nic;
+use crate::engine::{Ctx, Event};
+use crate::fabric::port::QEntry;
+use crate::ids::Priority;
+use crate::packet::{data_wire, ecn, flags, stamp, Packet, PacketKind};
+use crate::units::Time;
+
+impl Nic {
+    /// The next data packet, or `None` (then a NicWake is scheduled for the earliest time a
+    /// paced QP may send).
+    pub(crate) fn next_data(&mut self, ctx: &mut Ctx) -> Option<QEntry> {
+        let now = ctx.now;
+        let n = self.active.len();
+        let paused = self.port.pause.mask;
+        let mut earliest = Time::NEVER;
+        for i in 0..n {
+            let idx = (self.rr + i) % n;
+            let slot = self.active[idx];
+            let r = self.senders.get_mut(slot).expect("active QP");
+            let sq = &mut r.sq;
+            if !sq.has_data() || paused & (1 << sq.tc) != 0 {
+                continue;
+            }
+            if sq.next_send > now {
+                earliest = earliest.min(sq.next_send);
+                continue;
+            }
+            if let Some(w) = sq.cc.window() {
+                if sq.outstanding() as u64 * sq.mtu as u64 >= w {
+                    continue;
+                }
+            }
+            self.rr = idx + 1;
+            return Some(self.build_data(slot, ctx));
+        }
+        if earliest != Time::NEVER && earliest < self.wake_at {
+            self.wake_at = earliest;
+            ctx.schedule(earliest, Event::NicWake(self.id));
+        }
+        None
+    }
+
+    /// Build QP `slot`'s next data packet (PSN `next_psn`), account it, pace the QP and arm
+    /// its timers.
+    fn build_data(&mut self, slot: u32, ctx: &mut Ctx) -> QEntry {
+        let now = ctx.now;
+        let r = self.senders.get_mut(slot).expect("active QP");
+        let f = r.flow;
+        let sq = &mut r.sq;
+        let psn = sq.next_psn;
+        sq.next_psn += 1;
+        let payload = sq.payload_of(psn);
+        let wire = data_wire(payload, psn == 0);
+        let c = &mut ctx.monitor.flows[f as usize].c;
+        if psn < sq.max_sent {
+            c.retx_packets += 1;
+        } else {
+            sq.max_sent = psn + 1;
+        }
+        c.tx_bytes += payload as u64;
+        sq.cc.on_send(now, wire);
+        let rate = match (sq.cc.rate(), sq.rate_limit) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        };
+        if let Some(rt) = rate {
+            sq.next_send = now + rt.tx_time(wire as u64);
+        }
+        let arm = !sq.timer_pending;
+        sq.timer_pending = true;
+        let mut pkt = Packet {
+            kind: PacketKind::Data,
+            dscp: r.dscp,
+            ecn: ecn::ECT0,
+            ttl: r.ttl,
+            dst: r.dst,
+            flow: f,
+            psn,
+            payload: payload as u16,
+            wire: wire as u16,
+            hash: r.hash,
+            tc: sq.tc,
+            flags: 0,
+            int_hops: 0,
+            aux: stamp(now),
+        };
+        let tc = Priority(sq.tc);
+        if arm {
+            ctx.schedule(now + r.rto, Event::QpTimer(f));
+        }
+        if r.wants_int {
+            pkt.flags = flags::INT;
+            pkt.aux = ctx.ints.alloc();
+        }
+        if r.has_cc {
+            self.arm_cc_timer(slot, ctx);
+        }
+        QEntry::local(ctx.packets.alloc(pkt), wire, tc)
+    }
+}

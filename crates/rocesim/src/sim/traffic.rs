@@ -1,0 +1,157 @@
+//! Flows in the world: starting them in time order (or when the flow they are chained to
+//! completes), opening both ends of their QP (the part connection setup plays), and noticing
+//! when every finite flow is done.
+
+use super::{ctx, Sim};
+use crate::engine::Event;
+use crate::fabric::routing::flow_hash;
+use crate::ids::{FlowId, QpId};
+use crate::nic::cc::{CcContext, CcState};
+use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
+use crate::packet::ROCEV2_UDP_PORT;
+use crate::units::Time;
+
+/// Which flows start when.
+#[derive(Debug, Default)]
+pub(crate) struct FlowStarts {
+    /// Flows that start at a time, in (start, id) order.
+    pub order: Vec<u32>,
+    /// Position of the next flow in `order`.
+    pub next: usize,
+    /// Flows chained to each flow: started when it completes.
+    pub dependents: Vec<Vec<u32>>,
+    /// Finite flows not yet complete.
+    pub finite_left: usize,
+    /// Some flow is long-lived.
+    pub has_infinite: bool,
+}
+
+impl FlowStarts {
+    /// Every finite flow has completed and none is long-lived or still to start.
+    pub fn all_done(&self) -> bool {
+        self.finite_left == 0 && !self.has_infinite && self.next >= self.order.len()
+    }
+}
+
+impl Sim {
+    /// Start every flow whose start time has come.
+    pub(crate) fn on_flow_start(&mut self) {
+        let now = self.now();
+        while let Some(&f) = self.starts.order.get(self.starts.next) {
+            let start = self.scenario.flows[f as usize].start;
+            if start > now {
+                self.q.schedule(start, Event::FlowStart);
+                return;
+            }
+            self.starts.next += 1;
+            self.activate_flow(f);
+        }
+    }
+
+    /// Flow `f` starts now: open its QP at both ends; its sender's NIC begins serving it.
+    pub(crate) fn activate_flow(&mut self, f: u32) {
+        let now = self.now();
+        self.monitor.flows[f as usize].start = now;
+        let (requester, responder) = self.open_qp(f, now);
+        let (src, dst) = (requester.flow_src(&self.scenario), requester.dst);
+        let recv = self.nics[dst as usize].open_responder(responder);
+        let send = self.nics[src as usize].open_requester(requester);
+        self.conns.connect(FlowId(f), QpId(send), QpId(recv));
+        let mut ctx = ctx!(self);
+        self.nics[src as usize].try_send(&mut ctx);
+    }
+
+    /// Both ends of flow `f`'s QP, with its congestion control sized by its path.
+    fn open_qp(&self, f: u32, now: Time) -> (Requester, Responder) {
+        let spec = &self.scenario.flows[f as usize];
+        let (snic, dnic) = (
+            &self.scenario.nics[spec.src as usize],
+            &self.scenario.nics[spec.dst as usize],
+        );
+        let size = spec.size.unwrap_or(u64::MAX).max(1);
+        let mtu = snic.mtu;
+        let npkts = if size == u64::MAX {
+            u32::MAX
+        } else {
+            size.div_ceil(mtu as u64).min(u32::MAX as u64 - 1) as u32
+        };
+        let cc_ctx = CcContext {
+            line_rate: self.nics[spec.src as usize].port.rate,
+            mtu,
+            base_rtt: snic
+                .base_rtt
+                .unwrap_or_else(|| self.base_rtt(spec.src, spec.dst, mtu)),
+            start: spec.start,
+        };
+        let cc = CcState::new(snic.cc, &snic.cc_params, &cc_ctx);
+        let tc = snic.dscp_to_tc[(spec.dscp & 63) as usize];
+        let hash = flow_hash(spec.src, spec.dst, spec.sport, ROCEV2_UDP_PORT);
+        let requester = Requester {
+            flow: f,
+            dst: spec.dst,
+            dscp: spec.dscp,
+            ttl: snic.ttl,
+            wants_int: cc.wants_int(),
+            has_cc: !matches!(cc, CcState::None(_)),
+            hash,
+            rto: snic.rto,
+            cc_timer_at: Time::NEVER,
+            sq: SendQp {
+                npkts,
+                size,
+                mtu,
+                next_psn: 0,
+                snd_una: 0,
+                max_sent: 0,
+                transport: snic.transport,
+                tc,
+                next_send: Time::ZERO,
+                rate_limit: spec.rate_limit,
+                cc,
+                last_progress: now,
+                timer_pending: false,
+                done: false,
+                done_at: None,
+            },
+        };
+        let responder = Responder {
+            flow: f,
+            src: spec.src,
+            hash,
+            ttl: snic.ttl,
+            dscp: spec.dscp,
+            tc,
+            transport: snic.transport,
+            npkts,
+            ack_every: dnic.ack_every,
+            rq: RecvQp::default(),
+            cnp_window_end: Time::ZERO,
+            cnp_dscp: dnic.cnp_dscp,
+            cnp_tc: dnic.dscp_to_tc[(dnic.cnp_dscp & 63) as usize],
+            cnp_gap: dnic.min_time_between_cnps,
+        };
+        (requester, responder)
+    }
+
+    /// Flows completed during the last event: count them and start their dependents.
+    pub(crate) fn on_completions(&mut self) {
+        let now = self.now();
+        let done = std::mem::take(&mut self.monitor.completed);
+        for f in &done {
+            self.starts.finite_left = self.starts.finite_left.saturating_sub(1);
+            for &d in &self.starts.dependents[f.idx()] {
+                let gap = self.scenario.flows[d as usize].start;
+                self.q.schedule(now + gap, Event::StartChained(d));
+            }
+        }
+        self.monitor.completed = done;
+        self.monitor.completed.clear();
+    }
+}
+
+impl Requester {
+    /// The sending host of this requester's flow.
+    fn flow_src(&self, sc: &crate::config::Scenario) -> u32 {
+        sc.flows[self.flow as usize].src
+    }
+}
