@@ -256,6 +256,8 @@ fn golden_incast_tables() {
         .map(|l| format!("{l}\n"))
         .collect();
     insta::assert_snapshot!("incast_switch_ports", ports);
+    let queues = std::fs::read_to_string(dir.path().join("port_queues.csv")).unwrap();
+    insta::assert_snapshot!("incast_port_queues", queues);
 }
 
 /// Run a scenario file into a fresh directory (kept alive by the returned guard).
@@ -357,7 +359,7 @@ fn dcqcn_converges_for_2_and_10_flows() {
 #[test]
 fn hpcc_keeps_queues_short_where_dcqcn_pauses() {
     let peak = |dir: &Path| {
-        let rows = read_csv(&dir.join("ports.csv"));
+        let rows = read_csv(&dir.join("port_queues.csv"));
         let h = &rows[0];
         let c = |n: &str| h.iter().position(|x| x == n).unwrap();
         rows[1..]

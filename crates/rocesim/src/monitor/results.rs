@@ -76,9 +76,22 @@ pub struct PortRow {
     pub pause_rx: u64,
     /// Time this port's egress priority spent paused, ns.
     pub paused_ns: u64,
-    /// Packets CE-marked at this egress queue.
+}
+
+/// Counters of one (node, port, queue): what a switch counts per egress queue.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct PortQueueRow {
+    /// Switch name.
+    pub node: String,
+    /// Port index on the switch.
+    pub port: u32,
+    /// Name of the node at the other end.
+    pub peer: String,
+    /// Egress queue 0–7 (after `tc_to_queue`).
+    pub queue: u8,
+    /// Packets CE-marked at this queue.
     pub ecn_marked: u64,
-    /// Peak egress queue depth, bytes.
+    /// Peak depth of this queue, bytes.
     pub max_queue_bytes: u64,
 }
 
@@ -174,6 +187,8 @@ pub struct RunResults {
     pub flows: Vec<FlowResult>,
     /// Per (node, port, priority).
     pub ports: Vec<PortRow>,
+    /// Per-(node, port, queue) counters, for queues that held or marked a packet.
+    pub port_queues: Vec<PortQueueRow>,
     /// Pause/resume log.
     pub pfc_log: Vec<PfcRecord>,
     /// Pause frames not kept in `pfc_log` because of `output.max_pfc_log`.

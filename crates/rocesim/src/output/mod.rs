@@ -32,13 +32,13 @@ pub use metrics::{
 pub use report::report_html;
 pub use summary::{percentile_nearest_rank, summary_json};
 pub use tables::{
-    write_flows, write_links, write_pfc, write_ports, write_queues, write_rates, write_throughput,
-    FLOWS_HEADER, LINKS_HEADER, PFC_HEADER, PORTS_HEADER, QUEUES_HEADER, RATES_HEADER,
-    THROUGHPUT_HEADER,
+    write_flows, write_links, write_pfc, write_port_queues, write_ports, write_queues, write_rates,
+    write_throughput, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER, PORTS_HEADER, QUEUES_HEADER,
+    RATES_HEADER, THROUGHPUT_HEADER,
 };
 pub use terminal::terminal_table;
 
-/// Writes `summary.json`, `flows.csv`, `ports.csv`, `links.csv`, `pfc.csv`, `timeseries/throughput.csv`,
+/// Writes `summary.json`, `flows.csv`, `ports.csv`, `port_queues.csv`, `links.csv`, `pfc.csv`, `timeseries/throughput.csv`,
 /// `timeseries/queues.csv` and, when `report` is true, `report.html` into `dir` (created if
 /// missing). Returns the paths written, in that order.
 pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<Vec<PathBuf>> {
@@ -57,6 +57,7 @@ pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<V
     })?;
     file("flows.csv", &|w| write_flows(results, w))?;
     file("ports.csv", &|w| write_ports(results, w))?;
+    file("port_queues.csv", &|w| write_port_queues(results, w))?;
     file("links.csv", &|w| write_links(results, w))?;
     file("pfc.csv", &|w| write_pfc(results, w))?;
     file("timeseries/throughput.csv", &|w| {

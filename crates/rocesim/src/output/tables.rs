@@ -34,7 +34,7 @@ pub const FLOWS_HEADER: [&str; 19] = [
 ];
 
 /// Header of ports.csv.
-pub const PORTS_HEADER: [&str; 14] = [
+pub const PORTS_HEADER: [&str; 12] = [
     "node",
     "port",
     "peer",
@@ -47,6 +47,14 @@ pub const PORTS_HEADER: [&str; 14] = [
     "pause_tx",
     "pause_rx",
     "paused_ns",
+];
+
+/// Header of port_queues.csv.
+pub const PORT_QUEUES_HEADER: [&str; 6] = [
+    "node",
+    "port",
+    "peer",
+    "queue",
     "ecn_marked",
     "max_queue_bytes",
 ];
@@ -131,8 +139,23 @@ pub fn write_ports<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
             p.pause_tx.to_string(),
             p.pause_rx.to_string(),
             p.paused_ns.to_string(),
-            p.ecn_marked.to_string(),
-            p.max_queue_bytes.to_string(),
+        ])?;
+    }
+    out.flush()
+}
+
+/// Writes port_queues.csv.
+pub fn write_port_queues<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(PORT_QUEUES_HEADER)?;
+    for q in &results.port_queues {
+        out.write_record([
+            q.node.clone(),
+            q.port.to_string(),
+            q.peer.clone(),
+            q.queue.to_string(),
+            q.ecn_marked.to_string(),
+            q.max_queue_bytes.to_string(),
         ])?;
     }
     out.flush()

@@ -3,7 +3,7 @@
 use std::fs;
 
 use crate::monitor::{
-    FlowResult, PfcDir, PfcRecord, PortRow, QueueSample, RunResults, ThroughputSample,
+    FlowResult, PfcDir, PfcRecord, PortQueueRow, PortRow, QueueSample, RunResults, ThroughputSample,
 };
 
 use super::*;
@@ -76,8 +76,6 @@ fn sample() -> RunResults {
                 pause_tx: 2,
                 pause_rx: 1,
                 paused_ns: 1500,
-                ecn_marked: 4,
-                max_queue_bytes: 65_000,
             },
             PortRow {
                 node: "S2".into(),
@@ -90,6 +88,14 @@ fn sample() -> RunResults {
                 ..PortRow::default()
             },
         ],
+        port_queues: vec![PortQueueRow {
+            node: "S1".into(),
+            port: 3,
+            peer: "S2".into(),
+            queue: 5,
+            ecn_marked: 4,
+            max_queue_bytes: 65_000,
+        }],
         pfc_log: vec![
             PfcRecord {
                 time_ns: 1200,
@@ -166,6 +172,7 @@ fn writes_every_file_with_headers() {
             "summary.json",
             "flows.csv",
             "ports.csv",
+            "port_queues.csv",
             "links.csv",
             "pfc.csv",
             "timeseries/throughput.csv",
@@ -185,7 +192,11 @@ fn writes_every_file_with_headers() {
     );
     assert_eq!(
         first("ports.csv"),
-        "node,port,peer,prio,tx_packets,tx_bytes,rx_packets,rx_bytes,drops,pause_tx,pause_rx,paused_ns,ecn_marked,max_queue_bytes"
+        "node,port,peer,prio,tx_packets,tx_bytes,rx_packets,rx_bytes,drops,pause_tx,pause_rx,paused_ns"
+    );
+    assert_eq!(
+        read(tmp.path(), "port_queues.csv"),
+        "node,port,peer,queue,ecn_marked,max_queue_bytes\nS1,3,S2,5,4,65000\n"
     );
     assert_eq!(first("pfc.csv"), "time_ns,node,port,prio,direction,quanta");
     assert_eq!(first("timeseries/throughput.csv"), "time_ns,flow_id,gbps");
@@ -216,7 +227,7 @@ fn known_rows() {
     let ports = read(tmp.path(), "ports.csv");
     assert_eq!(
         ports.lines().nth(1).unwrap(),
-        "S1,3,S2,3,10,10820,9,9000,0,2,1,1500,4,65000"
+        "S1,3,S2,3,10,10820,9,9000,0,2,1,1500"
     );
     let pfc = read(tmp.path(), "pfc.csv");
     assert_eq!(pfc.lines().nth(1).unwrap(), "1200,S1,3,3,tx,65535");

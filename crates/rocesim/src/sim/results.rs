@@ -8,10 +8,10 @@ use crate::monitor::failures::{
     DeadlockMember, DeadlockRecord, NicStormStats, WatchdogEvent, WatchdogQueueStats,
 };
 use crate::monitor::{
-    FlowResult, PfcRecord, PortRow, QueueSample, RateSample, RunResults, ThroughputSample,
+    FlowResult, PfcRecord, PortQueueRow, PortRow, QueueSample, RateSample, RunResults,
+    ThroughputSample,
 };
 use crate::packet::PacketKind;
-use crate::topology::NodeRef;
 use crate::units::Time;
 
 impl Sim {
@@ -33,6 +33,7 @@ impl Sim {
             incomplete: self.interrupted,
             flows: self.flow_results(now),
             ports: self.port_rows(now),
+            port_queues: self.port_queue_rows(),
             pfc_log: self.pfc_records(),
             pfc_log_truncated: t.pfc_log_truncated,
             throughput: self.throughput_samples(),
@@ -183,15 +184,12 @@ impl Sim {
         let m = &self.monitor;
         let port = self.ports().port(p);
         let c = &m.port_prio[p.idx()][prio];
-        // Per-queue columns, read at the queue numbered like the priority (see port_queues).
-        let q = QueueId(prio.0);
-        let marked = m.port_queue[p.idx()][q].ecn_marked;
         let tx = m.tx_of(p, prio);
         let mut paused = c.paused_ps;
         if port.pause.is_paused(prio.0) {
             paused += now.saturating_sub(port.pause.since[prio.idx()]).ps();
         }
-        if *c == Default::default() && marked == 0 && paused == 0 && rx.0 == 0 && tx.packets == 0 {
+        if *c == Default::default() && paused == 0 && rx.0 == 0 && tx.packets == 0 {
             return None;
         }
         let ti = m.tx_index(p, prio);
@@ -211,14 +209,32 @@ impl Sim {
             pause_tx: c.pause_tx,
             pause_rx: c.pause_rx,
             paused_ns: paused / 1000,
-            ecn_marked: marked,
-            max_queue_bytes: match port.node {
-                NodeRef::Switch(s) => self.switches[s as usize]
-                    .mmu
-                    .queue_max(port.local as usize, q.0),
-                NodeRef::Host(_) => 0,
-            },
         })
+    }
+
+    /// One row per switch (port, queue) that held or marked a packet.
+    fn port_queue_rows(&self) -> Vec<PortQueueRow> {
+        let mut rows = Vec::new();
+        for sw in &self.switches {
+            for port in &sw.ports {
+                for q in QueueId::all() {
+                    let marked = self.monitor.port_queue[port.id.idx()][q].ecn_marked;
+                    let peak = sw.mmu.queue_max(port.local as usize, q.0);
+                    if marked == 0 && peak == 0 {
+                        continue;
+                    }
+                    rows.push(PortQueueRow {
+                        node: self.node_name(port.node).to_string(),
+                        port: port.local as u32,
+                        peer: self.port_name(port.id.peer()).0,
+                        queue: q.0,
+                        ecn_marked: marked,
+                        max_queue_bytes: peak,
+                    });
+                }
+            }
+        }
+        rows
     }
 
     /// Node name and local index of port `p`.

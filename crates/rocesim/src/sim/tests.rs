@@ -540,3 +540,45 @@ fn int_tx_bytes_counts_every_frame_the_port_sent() {
         .unwrap();
     assert_eq!(sim.monitor.tx_port_bytes[to_h0.idx()], 8 * frames_per_flow);
 }
+
+#[test]
+fn per_queue_counters_follow_tc_to_queue() {
+    // SONiC's TC_TO_QUEUE_MAP puts TC 3 in queue 5, and ECN marks queue 5. A 2:1 incast on TC 3
+    // builds the queue toward h0: the marks and the peak depth belong to (sw0, port 0, queue 5),
+    // the transmit counters to priority 3, and nothing is recorded for queue 3.
+    use crate::fabric::params::{EcnParams, MarkOn};
+    use crate::units::Bytes;
+    let mut sc = scenario(star(3, Rate::gbps(100), Time::from_us(1)), Time::from_ms(1));
+    let sw = &mut sc.switches[0];
+    sw.tc_to_queue[3] = 5;
+    sw.ecn = Some(EcnParams {
+        queues: 1 << 5,
+        kmin: Bytes(5_000),
+        kmax: Bytes(20_000),
+        pmax: 1.0,
+        mark_on: MarkOn::Enqueue,
+    });
+    for s in 1..3 {
+        sc.flows.push(flow(s, 0, Some(500_000), Time::ZERO));
+    }
+    let r = run(sc);
+    let toward_h0 = |q: u8| {
+        r.port_queues
+            .iter()
+            .find(|x| x.node == "sw0" && x.peer == "h0" && x.queue == q)
+    };
+    let q5 = toward_h0(5).expect("queue 5 has a row");
+    assert!(q5.ecn_marked > 0 && q5.max_queue_bytes > 20_000, "{q5:?}");
+    assert!(toward_h0(3).is_none(), "queue 3 carries nothing");
+    let prio3 = r
+        .ports
+        .iter()
+        .find(|p| p.node == "sw0" && p.peer == "h0" && p.prio == 3)
+        .expect("priority 3 row");
+    assert!(prio3.tx_packets >= 2 * 489, "{prio3:?}");
+    assert_eq!(
+        r.flows.iter().map(|f| f.ecn_marked).sum::<u64>(),
+        q5.ecn_marked,
+        "every mark at queue 5 reaches a receiver"
+    );
+}
