@@ -1,4 +1,4 @@
-//! What the generated topologies share: a [`Builder`] that accumulates hosts, switches and
+//! What the generated topologies share: a `Builder` that accumulates hosts, switches and
 //! links, and the checks of their parameters.
 
 use crate::topology::{HostSpec, LinkClass, LinkSpec, NodeRef, SwitchSpec, Topology};

@@ -15,7 +15,7 @@
 //! links from the lower tier upward, so a switch's ports are its hosts first, then its uplinks,
 //! then its downlinks from the tier above in the order of the lower-tier switches.
 //!
-//! One file per kind: [`line`] (star, dumbbell, chain, ring), [`leaf_spine`], [`clos`]
+//! One file per kind: [`mod@line`] (star, dumbbell, chain, ring), [`leaf_spine`], [`clos`]
 //! (fat-tree and 3-tier Clos), [`explicit`] (the list form); [`builder`] holds what they share
 //! and [`connected`] the connectivity check.
 
