@@ -8,7 +8,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
 use rocesim::config;
@@ -74,6 +73,10 @@ enum Cmd {
         /// No progress bar and no table on the terminal.
         #[arg(long, short)]
         quiet: bool,
+        /// Do not run again the runs whose directory already holds a complete summary.json
+        /// (their rows are read back from it).
+        #[arg(long)]
+        resume: bool,
     },
     /// Print the topology a scenario builds: nodes, links, and per-port headroom.
     Topo {
@@ -107,7 +110,8 @@ fn main() -> ExitCode {
             jobs,
             out,
             quiet,
-        } => sweep::sweep(&sweep, jobs, out, quiet),
+            resume,
+        } => sweep::sweep(&sweep, jobs, out, quiet, resume),
         Cmd::Lint { scenario, set } => match load(&scenario, &set) {
             Ok(sc) => match Sim::new(sc) {
                 Ok(_) => {
@@ -177,7 +181,7 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
     };
     let dir = out.unwrap_or_else(|| sc.output.dir.clone());
     let report = sc.output.report;
-    let mut sim = match Sim::new(sc) {
+    let sim = match Sim::new(sc) {
         Ok(s) => s,
         Err(e) => return bad_scenario(path, &e.0),
     };
@@ -187,15 +191,12 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
         // A second Ctrl-C while results are written falls through to the default handler.
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::SeqCst));
     }
-    let started = Instant::now();
     let mut bar = progress::Bar::new(quiet);
-    sim.run(|p| {
-        bar.update(p, started.elapsed());
+    let results = rocesim::run::run_sim(sim, |p, elapsed| {
+        bar.update(p, elapsed);
         !stop.load(Ordering::Relaxed)
     });
     bar.finish();
-    let wall = started.elapsed().as_secs_f64();
-    let results = sim.results(wall);
     if let Some(fmt_warn) = results.warnings.first() {
         if !quiet {
             eprintln!("warning: {fmt_warn}");

@@ -52,6 +52,51 @@ fn col(header: &[String], name: &str) -> usize {
 const GRID: &str =
     "[grid]\n\"switch.lossless.headroom\" = [0.5, 1.0]\n\"nic.mtu\" = [1024, 2048]\n";
 
+/// Every run of the grid wrote the normal result files, including the new metrics; its
+/// summary.json agrees with its row (`drops`: the drops_lossless column).
+fn every_run_wrote_its_files(out: &Path, rows: &[Vec<String>], drops: usize) {
+    for (i, row) in rows.iter().enumerate() {
+        let run = out.join(format!("run-{i}"));
+        for f in [
+            "summary.json",
+            "flows.csv",
+            "ports.csv",
+            "links.csv",
+            "report.html",
+        ] {
+            assert!(run.join(f).is_file(), "run-{i}/{f}");
+        }
+        let s: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap())
+                .unwrap();
+        assert!(s["fct_slowdown_by_size"]["1MB-10MB"].is_object());
+        assert_eq!(
+            s["drops"]["lossless"].as_u64().unwrap().to_string(),
+            row[drops]
+        );
+    }
+}
+
+/// sweep.json holds the same rows as sweep.csv.
+fn json_matches_csv(out: &Path, rows: &[Vec<String>], drops: usize) {
+    let j: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
+    assert_eq!(
+        j["keys"],
+        serde_json::json!(["switch.lossless.headroom", "nic.mtu"])
+    );
+    assert_eq!(j["ok"], 4);
+    assert_eq!(j["failed"], 0);
+    let runs = j["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 4);
+    for (i, r) in runs.iter().enumerate() {
+        assert_eq!(r["run"], i);
+        assert_eq!(r["status"], "ok");
+        assert_eq!(r["overrides"]["nic.mtu"].to_string(), rows[i][2]);
+        assert_eq!(r["drops_lossless"].to_string(), rows[i][drops]);
+    }
+}
+
 #[test]
 fn grid_sweep_over_incast() {
     let tmp = tempfile::tempdir().unwrap();
@@ -120,44 +165,8 @@ fn grid_sweep_over_incast() {
         }
         assert_eq!(r[col(&header, "flows")], "8");
     }
-    // Every run wrote the normal result files, including the new metrics.
-    for (i, row) in rows.iter().enumerate() {
-        let run = out.join(format!("run-{i}"));
-        for f in [
-            "summary.json",
-            "flows.csv",
-            "ports.csv",
-            "links.csv",
-            "report.html",
-        ] {
-            assert!(run.join(f).is_file(), "run-{i}/{f}");
-        }
-        let s: serde_json::Value =
-            serde_json::from_str(&std::fs::read_to_string(run.join("summary.json")).unwrap())
-                .unwrap();
-        assert!(s["fct_slowdown_by_size"]["1MB-10MB"].is_object());
-        assert_eq!(
-            s["drops"]["lossless"].as_u64().unwrap().to_string(),
-            row[drops]
-        );
-    }
-    // sweep.json holds the same rows.
-    let j: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("sweep.json")).unwrap()).unwrap();
-    assert_eq!(
-        j["keys"],
-        serde_json::json!(["switch.lossless.headroom", "nic.mtu"])
-    );
-    assert_eq!(j["ok"], 4);
-    assert_eq!(j["failed"], 0);
-    let runs = j["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 4);
-    for (i, r) in runs.iter().enumerate() {
-        assert_eq!(r["run"], i);
-        assert_eq!(r["status"], "ok");
-        assert_eq!(r["overrides"]["nic.mtu"].to_string(), rows[i][2]);
-        assert_eq!(r["drops_lossless"].to_string(), rows[i][drops]);
-    }
+    every_run_wrote_its_files(&out, &rows, drops);
+    json_matches_csv(&out, &rows, drops);
 }
 
 #[test]

@@ -5,9 +5,10 @@
 //! The layout mirrors the network: [`engine`] runs events; [`fabric`] holds links, ports, the
 //! MMU, PFC and routing; [`nic`] holds queue pairs and transports; [`topology`], [`traffic`] and
 //! [`faults`] describe what to build; [`config`] parses scenario files; [`monitor`] records and
-//! [`output`] writes results.
+//! [`output`] writes results; [`run`] runs one scenario end to end and [`sweep`] runs many.
 #![warn(missing_docs)]
 
+pub mod bench;
 pub mod config;
 pub mod engine;
 pub mod fabric;
@@ -17,7 +18,9 @@ pub mod monitor;
 pub mod nic;
 pub mod output;
 pub mod packet;
+pub mod run;
 pub mod sim;
+pub mod sweep;
 pub mod topology;
 pub mod traffic;
 pub mod units;

@@ -329,7 +329,27 @@ pub(crate) fn render(chart: &Chart) -> String {
         lx = LEFT,
         t = esc(&chart.title),
     );
-    // Y grid, ticks and labels.
+    y_axis(&mut svg, &ya, pw, ph, &chart.y_label);
+    x_axis(&mut svg, &xa, LEFT, pw, TOP, ph, &chart.x_label);
+    for s in &chart.series {
+        let pts: Vec<(f64, f64)> = s
+            .points
+            .iter()
+            .filter_map(|&(x, y)| Some((LEFT + xa.frac(x)? * pw, TOP + ph - ya.frac(y)? * ph)))
+            .collect();
+        match chart.kind {
+            Kind::Line => line_path(&mut svg, s, &pts),
+            Kind::Scatter => scatter(&mut svg, s, &pts),
+        }
+    }
+    legend(&mut svg, chart, LEFT + pw + 16.0);
+    svg.push_str("</svg>");
+    svg
+}
+
+/// The y axis of a plot area `pw` × `ph` px: grid lines, ticks and labels, the axis line and
+/// its rotated `label`.
+fn y_axis(svg: &mut String, ya: &Axis, pw: f64, ph: f64, label: &str) {
     for (v, text) in &ya.ticks {
         let Some(f) = ya.frac(*v) else { continue };
         let y = TOP + ph - f * ph;
@@ -352,56 +372,50 @@ pub(crate) fn render(chart: &Chart) -> String {
         t = px(TOP),
         b = px(TOP + ph),
         cy = px(TOP + ph / 2.0),
-        label = esc(&chart.y_label),
+        label = esc(label),
     );
-    x_axis(&mut svg, &xa, LEFT, pw, TOP, ph, &chart.x_label);
+}
 
-    // Data.
-    for s in &chart.series {
-        let pts: Vec<(f64, f64)> = s
-            .points
-            .iter()
-            .filter_map(|&(x, y)| Some((LEFT + xa.frac(x)? * pw, TOP + ph - ya.frac(y)? * ph)))
-            .collect();
-        match chart.kind {
-            Kind::Line => {
-                if pts.is_empty() {
-                    continue;
-                }
-                let mut d = String::new();
-                for (i, (x, y)) in pts.iter().enumerate() {
-                    let _ = write!(
-                        d,
-                        "{}{} {}",
-                        if i == 0 { "M" } else { " L" },
-                        px(*x),
-                        px(*y)
-                    );
-                }
-                let _ = write!(
-                    svg,
-                    r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="1.6" stroke-linejoin="round"><title>{n}</title></path>"#,
-                    c = esc(&s.color),
-                    n = esc(&s.name),
-                );
-            }
-            Kind::Scatter => {
-                let _ = write!(
-                    svg,
-                    r#"<g fill="{c}" fill-opacity="0.7"><title>{n}</title>"#,
-                    c = esc(&s.color),
-                    n = esc(&s.name),
-                );
-                for (x, y) in pts {
-                    let _ = write!(svg, r#"<circle cx="{}" cy="{}" r="3"/>"#, px(x), px(y));
-                }
-                svg.push_str("</g>");
-            }
-        }
+/// Series `s` as a polyline through `pts` (px); nothing when there are no points.
+fn line_path(svg: &mut String, s: &Series, pts: &[(f64, f64)]) {
+    if pts.is_empty() {
+        return;
     }
+    let mut d = String::new();
+    for (i, (x, y)) in pts.iter().enumerate() {
+        let _ = write!(
+            d,
+            "{}{} {}",
+            if i == 0 { "M" } else { " L" },
+            px(*x),
+            px(*y)
+        );
+    }
+    let _ = write!(
+        svg,
+        r#"<path d="{d}" fill="none" stroke="{c}" stroke-width="1.6" stroke-linejoin="round"><title>{n}</title></path>"#,
+        c = esc(&s.color),
+        n = esc(&s.name),
+    );
+}
 
-    // Legend.
-    let lx = LEFT + pw + 16.0;
+/// Series `s` as a group of dots at `pts` (px).
+fn scatter(svg: &mut String, s: &Series, pts: &[(f64, f64)]) {
+    let _ = write!(
+        svg,
+        r#"<g fill="{c}" fill-opacity="0.7"><title>{n}</title>"#,
+        c = esc(&s.color),
+        n = esc(&s.name),
+    );
+    for (x, y) in pts {
+        let _ = write!(svg, r#"<circle cx="{}" cy="{}" r="3"/>"#, px(*x), px(*y));
+    }
+    svg.push_str("</g>");
+}
+
+/// The legend at x = `lx` px: a swatch and name per series (at most [`MAX_SERIES`]), then the
+/// chart's note.
+fn legend(svg: &mut String, chart: &Chart, lx: f64) {
     let mut ly = TOP + 4.0;
     for s in chart.series.iter().take(MAX_SERIES) {
         let _ = write!(
@@ -425,8 +439,6 @@ pub(crate) fn render(chart: &Chart) -> String {
             n = esc(note),
         );
     }
-    svg.push_str("</svg>");
-    svg
 }
 
 /// Shortens `s` to at most `max` characters, ending with "…" when cut.

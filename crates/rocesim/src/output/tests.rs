@@ -33,6 +33,60 @@ fn flow(id: u32, name: &str, size: Option<u64>, slowdown: Option<f64>) -> FlowRe
     }
 }
 
+/// The port rows of [`sample`]: one busy port of S1 and its peer.
+fn sample_ports() -> Vec<PortRow> {
+    vec![
+        PortRow {
+            node: "S1".into(),
+            port: 3,
+            peer: "S2".into(),
+            prio: 3,
+            rate_bps: 40_000_000_000,
+            tx_bytes_window: 9_500,
+            tx_packets: 10,
+            tx_bytes: 10_820,
+            rx_packets: 9,
+            rx_bytes: 9_000,
+            drops: 0,
+            pause_tx: 2,
+            pause_rx: 1,
+            paused_ns: 1500,
+        },
+        PortRow {
+            node: "S2".into(),
+            port: 0,
+            peer: "S1".into(),
+            prio: 3,
+            pause_tx: 1,
+            pause_rx: 2,
+            paused_ns: 500,
+            ..PortRow::default()
+        },
+    ]
+}
+
+/// The PFC log of [`sample`]: one pause and its resume.
+fn sample_pfc_log() -> Vec<PfcRecord> {
+    vec![
+        PfcRecord {
+            time_ns: 1200,
+            node: "S1".into(),
+            port: 3,
+            prio: 3,
+            direction: PfcDir::Tx,
+            quanta: 65535,
+        },
+        PfcRecord {
+            time_ns: 2700,
+            node: "S1".into(),
+            port: 3,
+            prio: 3,
+            direction: PfcDir::Tx,
+            quanta: 0,
+        },
+    ]
+}
+
 /// Ten completed flows with slowdowns 10, 1, 9, 2, 8, 3, 7, 4, 6, 5 plus one long-lived flow.
 fn sample() -> RunResults {
     let slow = [10.0, 1.0, 9.0, 2.0, 8.0, 3.0, 7.0, 4.0, 6.0, 5.0];
@@ -60,34 +114,7 @@ fn sample() -> RunResults {
         peak_memory_kb: 0,
         incomplete: false,
         flows,
-        ports: vec![
-            PortRow {
-                node: "S1".into(),
-                port: 3,
-                peer: "S2".into(),
-                prio: 3,
-                rate_bps: 40_000_000_000,
-                tx_bytes_window: 9_500,
-                tx_packets: 10,
-                tx_bytes: 10_820,
-                rx_packets: 9,
-                rx_bytes: 9_000,
-                drops: 0,
-                pause_tx: 2,
-                pause_rx: 1,
-                paused_ns: 1500,
-            },
-            PortRow {
-                node: "S2".into(),
-                port: 0,
-                peer: "S1".into(),
-                prio: 3,
-                pause_tx: 1,
-                pause_rx: 2,
-                paused_ns: 500,
-                ..PortRow::default()
-            },
-        ],
+        ports: sample_ports(),
         port_queues: vec![PortQueueRow {
             node: "S1".into(),
             port: 3,
@@ -96,24 +123,7 @@ fn sample() -> RunResults {
             ecn_marked: 4,
             max_queue_bytes: 65_000,
         }],
-        pfc_log: vec![
-            PfcRecord {
-                time_ns: 1200,
-                node: "S1".into(),
-                port: 3,
-                prio: 3,
-                direction: PfcDir::Tx,
-                quanta: 65535,
-            },
-            PfcRecord {
-                time_ns: 2700,
-                node: "S1".into(),
-                port: 3,
-                prio: 3,
-                direction: PfcDir::Tx,
-                quanta: 0,
-            },
-        ],
+        pfc_log: sample_pfc_log(),
         pfc_log_truncated: 0,
         throughput: (1..=20)
             .flat_map(|k| {

@@ -1,4 +1,4 @@
-//! What the scenario says about the topology, before it is expanded into a [`Topology`].
+//! What the scenario says about the topology, before it is expanded into a [`Topology`](super::Topology).
 
 use crate::units::{Rate, Time};
 

@@ -56,34 +56,14 @@ pub struct CdfFile {
 
 /// Parse the text of a CDF file; errors name `file` and the line.
 pub fn parse_cdf(text: &str, file: &str) -> Result<CdfFile, String> {
-    let mut lines = text
-        .lines()
-        .enumerate()
-        .map(|(n, l)| (n + 1, l.trim().trim_start_matches('\u{feff}')))
-        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
-        .map(|(n, l)| {
-            let cols: Vec<&str> = l
-                .split(|c: char| c == ',' || c.is_whitespace())
-                .filter(|c| !c.is_empty())
-                .collect();
-            (n, cols)
-        })
-        .peekable();
+    let mut lines = data_lines(text).peekable();
     let Some((first_line, first)) = lines.peek().cloned() else {
         return Err(format!("{file} holds no CDF points"));
-    };
-    let number = |s: &str, n: usize, what: &str| -> Result<f64, String> {
-        match s.parse::<f64>() {
-            Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
-            _ => Err(format!(
-                "{file} line {n}: {what} `{s}` is not a non-negative number"
-            )),
-        }
     };
     let mut header_mean = None;
     let format = match first.len() {
         1 => {
-            header_mean = Some(number(first[0], first_line, "the mean")?);
+            header_mean = Some(number(file, first[0], first_line, "the mean")?);
             lines.next();
             CdfFormat::Homa
         }
@@ -96,19 +76,7 @@ pub fn parse_cdf(text: &str, file: &str) -> Result<CdfFile, String> {
             ))
         }
     };
-    let ncols = if format == CdfFormat::Pfabric { 3 } else { 2 };
-    let mut raw: Vec<(usize, f64, f64)> = Vec::new();
-    for (n, cols) in lines {
-        if cols.len() != ncols {
-            return Err(format!(
-                "{file} line {n}: expected {ncols} columns, found {}",
-                cols.len()
-            ));
-        }
-        let x = number(cols[0], n, "size")?;
-        let y = number(cols[ncols - 1], n, "CDF value")?;
-        raw.push((n, x, y));
-    }
+    let raw = raw_points(lines, format, file)?;
     let Some(&(last_line, _, last_y)) = raw.last() else {
         return Err(format!("{file} holds no CDF points"));
     };
@@ -116,6 +84,84 @@ pub fn parse_cdf(text: &str, file: &str) -> Result<CdfFile, String> {
         CdfFormat::Hpcc if last_y <= 1.0 + 1e-9 => CdfFormat::Fraction,
         f => f,
     };
+    let mut points = scaled_points(&raw, format, file)?;
+    let last = points.last().map_or(0.0, |p| p.1);
+    if last < 99.99 {
+        return Err(format!(
+            "{file} line {last_line}: the CDF ends at {} % but must reach 100 % (the file holds \
+             only part of the distribution)",
+            last
+        ));
+    }
+    if let Some(p) = points.last_mut() {
+        p.1 = 100.0;
+    }
+    Ok(CdfFile {
+        cdf: Cdf {
+            points,
+            sampling: format.sampling(),
+        },
+        format,
+        header_mean,
+    })
+}
+
+/// The lines holding data, numbered from 1, split into columns (blanks or commas); blank lines,
+/// `#` comments and a byte-order mark are skipped.
+fn data_lines(text: &str) -> impl Iterator<Item = (usize, Vec<&str>)> {
+    text.lines()
+        .enumerate()
+        .map(|(n, l)| (n + 1, l.trim().trim_start_matches('\u{feff}')))
+        .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+        .map(|(n, l)| {
+            let cols: Vec<&str> = l
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|c| !c.is_empty())
+                .collect();
+            (n, cols)
+        })
+}
+
+/// A non-negative finite number in column text `s` of line `n`; the error names `what`.
+fn number(file: &str, s: &str, n: usize, what: &str) -> Result<f64, String> {
+    match s.parse::<f64>() {
+        Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+        _ => Err(format!(
+            "{file} line {n}: {what} `{s}` is not a non-negative number"
+        )),
+    }
+}
+
+/// The (line, size, CDF value) of every point line, in the file's units; every line must have
+/// the format's number of columns.
+fn raw_points<'a>(
+    lines: impl Iterator<Item = (usize, Vec<&'a str>)>,
+    format: CdfFormat,
+    file: &str,
+) -> Result<Vec<(usize, f64, f64)>, String> {
+    let ncols = if format == CdfFormat::Pfabric { 3 } else { 2 };
+    let mut raw = Vec::new();
+    for (n, cols) in lines {
+        if cols.len() != ncols {
+            return Err(format!(
+                "{file} line {n}: expected {ncols} columns, found {}",
+                cols.len()
+            ));
+        }
+        let x = number(file, cols[0], n, "size")?;
+        let y = number(file, cols[ncols - 1], n, "CDF value")?;
+        raw.push((n, x, y));
+    }
+    Ok(raw)
+}
+
+/// The points in bytes and percent (capped at 100); sizes and CDF values must not decrease and
+/// values must not exceed 100 %. Errors give the values in the file's units.
+fn scaled_points(
+    raw: &[(usize, f64, f64)],
+    format: CdfFormat,
+    file: &str,
+) -> Result<Vec<(f64, f64)>, String> {
     let (x_scale, y_scale) = match format {
         CdfFormat::Hpcc => (1.0, 1.0),
         CdfFormat::Pfabric => (PFABRIC_PACKET_BYTES, 100.0),
@@ -123,7 +169,7 @@ pub fn parse_cdf(text: &str, file: &str) -> Result<CdfFile, String> {
     };
     let mut points = Vec::with_capacity(raw.len());
     let mut prev: Option<(f64, f64)> = None;
-    for &(n, x, y) in &raw {
+    for &(n, x, y) in raw {
         let (x, y) = (x * x_scale, y * y_scale);
         if y > 100.0 + 1e-6 {
             let unit = if y_scale == 1.0 { " %" } else { "" };
@@ -152,25 +198,7 @@ pub fn parse_cdf(text: &str, file: &str) -> Result<CdfFile, String> {
         prev = Some((x, y));
         points.push((x, y.min(100.0)));
     }
-    let last = points.last().map_or(0.0, |p| p.1);
-    if last < 99.99 {
-        return Err(format!(
-            "{file} line {last_line}: the CDF ends at {} % but must reach 100 % (the file holds \
-             only part of the distribution)",
-            last
-        ));
-    }
-    if let Some(p) = points.last_mut() {
-        p.1 = 100.0;
-    }
-    Ok(CdfFile {
-        cdf: Cdf {
-            points,
-            sampling: format.sampling(),
-        },
-        format,
-        header_mean,
-    })
+    Ok(points)
 }
 
 /// Read and parse a CDF file; errors name the file (as `path` displays) and the line.
