@@ -1,7 +1,11 @@
-//! The narrow context a component handles one event through (DESIGN.md §1): the time, the
-//! event queue to schedule follow-ups on, the packet arena, the shared INT records, the
-//! shared read-only tables (routes, connections), and the monitor it records into. A
-//! component never reaches another component's state; it sends it an event.
+//! The context a component handles one event through (DESIGN.md §1): the time, the event
+//! queue to schedule follow-ups on, the packet arena, the shared INT records, the shared
+//! read-only tables (routes, connections), the loss stream and the monitor it records into.
+//! A component never reaches another component's state; it sends it an event.
+//!
+//! The world owns one `Ctx` and lends it to the component an event names. It holds its parts
+//! by value, so that a component reaches a counter or the queue with one load, as a field of
+//! the world would be reached.
 
 use rand::RngExt;
 
@@ -15,26 +19,28 @@ use crate::packet::{flags, PacketKind};
 use crate::units::Time;
 
 /// What a component may touch while it handles one event.
-pub struct Ctx<'a> {
-    /// Current simulated time.
+pub struct Ctx {
+    /// Current simulated time (set by the loop before each event).
     pub now: Time,
     /// The event queue: schedule follow-up events.
-    pub events: &'a mut EventQueue,
+    pub events: EventQueue,
     /// Packets by handle.
-    pub packets: &'a mut PacketArena,
+    pub packets: PacketArena,
     /// INT records of packets in flight (HPCC).
-    pub ints: &'a mut IntPool,
+    pub ints: IntPool,
     /// Counters and logs.
-    pub monitor: &'a mut Monitor,
-    /// Forwarding tables with their ECMP groups (read-only while events run).
-    pub routes: &'a RoutingTable,
-    /// Which QP of which NIC serves each flow (read-only while events run).
-    pub conns: &'a ConnTable,
+    pub monitor: Monitor,
+    /// Forwarding tables with their ECMP groups (components only read them; the world
+    /// rebuilds them when routing reconverges).
+    pub routes: RoutingTable,
+    /// Which QP of which NIC serves each flow (components only read it; the world fills it
+    /// when a flow starts).
+    pub conns: ConnTable,
     /// The loss-injection stream (random loss on faulty links).
-    pub loss_rng: &'a mut SimRng,
+    pub loss_rng: SimRng,
 }
 
-impl Ctx<'_> {
+impl Ctx {
     /// Schedule `event` at `at`.
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {

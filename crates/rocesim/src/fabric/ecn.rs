@@ -135,7 +135,7 @@ impl EcnMarker {
 /// Track a congestion point's state; the record is touched only when it changes.
 #[inline]
 fn cp_update(ctx: &mut Ctx, cp: usize, congested: bool) {
-    let m = &mut *ctx.monitor;
+    let m = &mut ctx.monitor;
     if m.cp_state[cp] != congested {
         m.cp_state[cp] = congested;
         m.cps[cp].update(congested, ctx.now);
@@ -150,7 +150,7 @@ fn mark(out: PortId, q: QueueId, pkt_id: u32, ctx: &mut Ctx) {
     }
     pkt.ecn = ecn::CE;
     let flow = pkt.flow;
-    let m = &mut *ctx.monitor;
+    let m = &mut ctx.monitor;
     m.port_queue[out.idx()][q].ecn_marked += 1;
     m.totals.ecn_marked += 1;
     let cp_id = Monitor::cp_index(out, q) as u32;

@@ -6,7 +6,7 @@ use super::traffic::FlowStarts;
 use super::Sim;
 use crate::config::Scenario;
 use crate::engine::rng::{salt, stream, StreamKind};
-use crate::engine::{Event, EventQueue, PacketArena};
+use crate::engine::{Ctx, Event, EventQueue, PacketArena};
 use crate::fabric::ecn::EcnMarker;
 use crate::fabric::forwarding::ForwardingFaults;
 use crate::fabric::headroom::{auto_headroom, resolve, response_delay};
@@ -82,13 +82,16 @@ impl Sim {
         let congestion = scenario.switches.iter().any(|s| s.ecn.is_some());
         let out = &scenario.output;
         let mut sim = Sim {
-            q: EventQueue::new(),
-            arena: PacketArena::new(),
-            ints: IntPool::default(),
-            monitor: Monitor::new(nports, scenario.flows.len(), congestion, out.max_pfc_log),
-            routes,
-            conns: ConnTable::new(scenario.flows.iter().map(|f| (f.src, f.dst))),
-            loss_rng: stream(scenario.sim.seed, StreamKind::Fault, 0),
+            ctx: Ctx {
+                now: Time::ZERO,
+                events: EventQueue::new(),
+                packets: PacketArena::new(),
+                ints: IntPool::default(),
+                monitor: Monitor::new(nports, scenario.flows.len(), congestion, out.max_pfc_log),
+                routes,
+                conns: ConnTable::new(scenario.flows.iter().map(|f| (f.src, f.dst))),
+                loss_rng: stream(scenario.sim.seed, StreamKind::Fault, 0),
+            },
             switches,
             nics,
             port_loc,
@@ -103,7 +106,7 @@ impl Sim {
             scenario,
         };
         for (f, spec) in sim.scenario.flows.iter().enumerate() {
-            sim.monitor.flows[f].start = spec.start;
+            sim.ctx.monitor.flows[f].start = spec.start;
         }
         sim.schedule_initial();
         Ok(sim)
@@ -113,27 +116,31 @@ impl Sim {
     fn schedule_initial(&mut self) {
         for (s, p) in self.scenario.switches.iter().enumerate() {
             if let Some(w) = p.pfc_watchdog {
-                self.q
+                self.ctx
+                    .events
                     .schedule(w.poll_interval, Event::WatchdogPoll(s as u32));
             }
         }
         if self.detector.interval > Time::ZERO {
-            self.q
+            self.ctx
+                .events
                 .schedule(self.detector.interval, Event::DeadlockCheck);
         }
         if let Some(&f) = self.starts.order.first() {
             let t = self.scenario.flows[f as usize].start;
-            self.q.schedule(t, Event::FlowStart);
+            self.ctx.events.schedule(t, Event::FlowStart);
         }
         let first = self.sampler.first();
         if first != Time::NEVER {
-            self.q.schedule(first, Event::Sample);
+            self.ctx.events.schedule(first, Event::Sample);
         }
         for (i, f) in self.scenario.faults.iter().enumerate() {
             let index = i as u32;
-            self.q.schedule(f.at, Event::Fault { index, start: true });
+            self.ctx
+                .events
+                .schedule(f.at, Event::Fault { index, start: true });
             if let Some(u) = f.until {
-                self.q.schedule(
+                self.ctx.events.schedule(
                     u,
                     Event::Fault {
                         index,

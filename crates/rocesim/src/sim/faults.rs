@@ -1,7 +1,7 @@
 //! Fault injection in the world: start and clear the scenario's faults, and reconverge
 //! routing after a link changes state.
 
-use super::{ctx, Sim};
+use super::Sim;
 use crate::engine::Event;
 use crate::fabric::link::Loss;
 use crate::fabric::routing::{GraphNode, RoutingTable};
@@ -14,13 +14,13 @@ impl Sim {
         let kind = self.scenario.faults[index as usize].kind.clone();
         match kind {
             FaultKind::NicRxStall { host } => {
-                let mut ctx = ctx!(self);
-                self.nics[host as usize].set_rx_stall(start, &mut ctx);
+                let ctx = &mut self.ctx;
+                self.nics[host as usize].set_rx_stall(start, ctx);
             }
             FaultKind::LinkDown { link, reconverge } | FaultKind::LinkUp { link, reconverge } => {
                 let up = matches!(kind, FaultKind::LinkUp { .. }) == start;
                 let now = self.now();
-                self.q.schedule(now + reconverge, Event::Reroute);
+                self.ctx.events.schedule(now + reconverge, Event::Reroute);
                 self.set_link(link, up);
             }
             FaultKind::RouteOverride { switch, dst, link } => {
@@ -63,10 +63,10 @@ impl Sim {
         let ends = [PortId(2 * link), PortId(2 * link + 1)];
         if !up {
             for p in ends {
-                let mut ctx = ctx!(self);
+                let ctx = &mut self.ctx;
                 match self.port_loc[p.idx()] {
-                    (NodeRef::Switch(s), l) => self.switches[s as usize].flush_port(l, &mut ctx),
-                    (NodeRef::Host(h), _) => self.nics[h as usize].flush_port(&mut ctx),
+                    (NodeRef::Switch(s), l) => self.switches[s as usize].flush_port(l, ctx),
+                    (NodeRef::Host(h), _) => self.nics[h as usize].flush_port(ctx),
                 }
             }
         }
@@ -75,10 +75,10 @@ impl Sim {
         }
         if up {
             for p in ends {
-                let mut ctx = ctx!(self);
+                let ctx = &mut self.ctx;
                 match self.port_loc[p.idx()] {
-                    (NodeRef::Switch(s), l) => self.switches[s as usize].try_send(l, &mut ctx),
-                    (NodeRef::Host(h), _) => self.nics[h as usize].try_send(&mut ctx),
+                    (NodeRef::Switch(s), l) => self.switches[s as usize].try_send(l, ctx),
+                    (NodeRef::Host(h), _) => self.nics[h as usize].try_send(ctx),
                 }
             }
         }
@@ -118,6 +118,6 @@ impl Sim {
                     .collect()
             })
             .collect();
-        self.routes = RoutingTable::build(&host_switch, &switch_peers);
+        self.ctx.routes = RoutingTable::build(&host_switch, &switch_peers);
     }
 }

@@ -18,17 +18,13 @@ pub mod testkit;
 mod tests;
 
 use crate::config::Scenario;
-use crate::engine::rng::SimRng;
-use crate::engine::{Ctx, Event, EventQueue, PacketArena};
-use crate::fabric::int::IntPool;
+use crate::engine::{Ctx, Event};
 use crate::fabric::port::Port;
-use crate::fabric::routing::RoutingTable;
 use crate::fabric::switch::Switch;
 use crate::ids::{PortId, Priority};
 use crate::monitor::deadlock::Detector;
 use crate::monitor::sampler::Sampler;
 use crate::monitor::view::PortView;
-use crate::monitor::Monitor;
 use crate::nic::conn::ConnTable;
 use crate::nic::device::Nic;
 use crate::topology::NodeRef;
@@ -50,13 +46,8 @@ pub struct Progress {
 
 /// The simulator: the world and its loop.
 pub struct Sim {
-    pub(crate) q: EventQueue,
-    pub(crate) arena: PacketArena,
-    pub(crate) ints: IntPool,
-    pub(crate) monitor: Monitor,
-    pub(crate) routes: RoutingTable,
-    pub(crate) conns: ConnTable,
-    pub(crate) loss_rng: SimRng,
+    /// The shared parts every component handles its events through.
+    pub(crate) ctx: Ctx,
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     /// Owner and local index of every port, by network-wide id.
@@ -72,28 +63,11 @@ pub struct Sim {
     pub(crate) stop_requested: bool,
 }
 
-/// A context over the world's shared parts, leaving the components free to borrow.
-macro_rules! ctx {
-    ($s:ident) => {
-        $crate::engine::Ctx {
-            now: $s.q.now(),
-            events: &mut $s.q,
-            packets: &mut $s.arena,
-            ints: &mut $s.ints,
-            monitor: &mut $s.monitor,
-            routes: &$s.routes,
-            conns: &$s.conns,
-            loss_rng: &mut $s.loss_rng,
-        }
-    };
-}
-pub(crate) use ctx;
-
 impl Sim {
     /// Current simulated time.
     #[inline]
     pub fn now(&self) -> Time {
-        self.q.now()
+        self.ctx.events.now()
     }
 
     /// Events processed so far.
@@ -109,7 +83,7 @@ impl Sim {
         let mut all_done = false;
         let warmup = self.scenario.sim.warmup;
         let stop_when_done = self.scenario.sim.stop_when_done;
-        while let Some((t, ev)) = self.q.pop_until(end) {
+        while let Some((t, ev)) = self.ctx.events.pop_until(end) {
             if !self.warmup_done && t >= warmup {
                 self.open_stats_window();
             }
@@ -117,7 +91,7 @@ impl Sim {
             self.dispatch(ev);
             if self.events & 0xFFFF == 0
                 && !progress(Progress {
-                    now: self.q.now(),
+                    now: self.ctx.events.now(),
                     end,
                     events: self.events,
                 })
@@ -136,7 +110,7 @@ impl Sim {
         }
         if !self.interrupted && !all_done {
             // Nothing left to do before the end: the clock still reaches it.
-            self.q.advance_to(end);
+            self.ctx.events.advance_to(end);
         }
         if !self.warmup_done {
             self.open_stats_window();
@@ -147,46 +121,43 @@ impl Sim {
     /// Hand one event to the component it names.
     #[inline]
     fn dispatch(&mut self, ev: Event) {
-        let mut ctx = ctx!(self);
+        let ctx = &mut self.ctx;
+        ctx.now = ctx.events.now();
         let (sw, nics, loc) = (&mut self.switches, &mut self.nics, &self.port_loc);
         match ev {
             Event::TxDone(p) => match loc[p as usize] {
-                (NodeRef::Switch(s), l) => sw[s as usize].on_tx_done(l, &mut ctx),
-                (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(&mut ctx),
+                (NodeRef::Switch(s), l) => sw[s as usize].on_tx_done(l, ctx),
+                (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(ctx),
             },
-            Event::LinkArrive(p) => Self::on_link_arrive(PortId(p), sw, nics, loc, &mut ctx),
+            Event::LinkArrive(p) => Self::on_link_arrive(PortId(p), sw, nics, loc, ctx),
             Event::PauseArrive { port, prio, quanta } => match loc[port as usize] {
                 (NodeRef::Switch(s), l) => {
-                    sw[s as usize].on_pause_arrive(l, Priority(prio), quanta, &mut ctx)
+                    sw[s as usize].on_pause_arrive(l, Priority(prio), quanta, ctx)
                 }
                 (NodeRef::Host(h), _) => {
-                    nics[h as usize].on_pause_arrive(Priority(prio), quanta, &mut ctx)
+                    nics[h as usize].on_pause_arrive(Priority(prio), quanta, ctx)
                 }
             },
             Event::PauseExpire { port, prio } => match loc[port as usize] {
-                (NodeRef::Switch(s), l) => {
-                    sw[s as usize].on_pause_expire(l, Priority(prio), &mut ctx)
-                }
-                (NodeRef::Host(h), _) => nics[h as usize].on_pause_expire(Priority(prio), &mut ctx),
+                (NodeRef::Switch(s), l) => sw[s as usize].on_pause_expire(l, Priority(prio), ctx),
+                (NodeRef::Host(h), _) => nics[h as usize].on_pause_expire(Priority(prio), ctx),
             },
             Event::PfcRefresh { port, prio } => match loc[port as usize] {
-                (NodeRef::Switch(s), l) => {
-                    sw[s as usize].on_pfc_refresh(l, Priority(prio), &mut ctx)
-                }
-                (NodeRef::Host(h), _) => nics[h as usize].on_pfc_refresh(Priority(prio), &mut ctx),
+                (NodeRef::Switch(s), l) => sw[s as usize].on_pfc_refresh(l, Priority(prio), ctx),
+                (NodeRef::Host(h), _) => nics[h as usize].on_pfc_refresh(Priority(prio), ctx),
             },
-            Event::NicWake(h) => nics[h as usize].on_wake(&mut ctx),
-            Event::RxDone(h) => nics[h as usize].on_rx_done(&mut ctx),
+            Event::NicWake(h) => nics[h as usize].on_wake(ctx),
+            Event::RxDone(h) => nics[h as usize].on_rx_done(ctx),
             Event::QpTimer(f) => {
                 let src = ctx.conns.get(crate::ids::FlowId(f)).src;
-                nics[src as usize].on_qp_timer(f, &mut ctx)
+                nics[src as usize].on_qp_timer(f, ctx)
             }
             Event::CcTimer(f) => {
                 let src = ctx.conns.get(crate::ids::FlowId(f)).src;
-                nics[src as usize].on_cc_timer(f, &mut ctx)
+                nics[src as usize].on_cc_timer(f, ctx)
             }
-            Event::NicWatchdog(h) => nics[h as usize].on_storm_check(&mut ctx),
-            Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(&mut ctx),
+            Event::NicWatchdog(h) => nics[h as usize].on_storm_check(ctx),
+            Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
             Event::FlowStart => self.on_flow_start(),
             Event::StartChained(f) => self.activate_flow(f),
             Event::DeadlockCheck => self.on_deadlock_check(),
@@ -194,7 +165,7 @@ impl Sim {
             Event::Sample => self.on_sample(),
             Event::Fault { index, start } => self.on_fault(index, start),
         }
-        if !self.monitor.completed.is_empty() {
+        if !self.ctx.monitor.completed.is_empty() {
             self.on_completions();
         }
     }
@@ -242,14 +213,16 @@ impl Sim {
         let now = self.now();
         let next = now + self.detector.interval;
         if next <= self.end {
-            self.q.schedule(next, Event::DeadlockCheck);
+            self.ctx.events.schedule(next, Event::DeadlockCheck);
         }
         let view = PortView {
             switches: &self.switches,
             nics: &self.nics,
             loc: &self.port_loc,
         };
-        let found = self.detector.check(now, view, &self.monitor, &self.arena);
+        let found = self
+            .detector
+            .check(now, view, &self.ctx.monitor, &self.ctx.packets);
         if found && self.scenario.sim.stop_on_deadlock {
             self.stop_requested = true;
         }
@@ -257,13 +230,13 @@ impl Sim {
 
     fn on_sample(&mut self) {
         let now = self.now();
-        let (nics, conns) = (&self.nics, &self.conns);
+        let (nics, conns) = (&self.nics, &self.ctx.conns);
         let cc = |f: u32| flow_cc(nics, conns, f);
         let next = self
             .sampler
-            .sample(now, &mut self.monitor.flows, cc, &self.switches);
+            .sample(now, &mut self.ctx.monitor.flows, cc, &self.switches);
         if next <= self.end {
-            self.q.schedule(next, Event::Sample);
+            self.ctx.events.schedule(next, Event::Sample);
         }
     }
 
@@ -271,16 +244,16 @@ impl Sim {
     fn sample_final(&mut self) {
         let now = self.now();
         if self.sampler.throughput_interval.is_some() && now > self.sampler.last {
-            let (nics, conns) = (&self.nics, &self.conns);
+            let (nics, conns) = (&self.nics, &self.ctx.conns);
             let cc = |f: u32| flow_cc(nics, conns, f);
             self.sampler
-                .sample_throughput(now, &mut self.monitor.flows, cc);
+                .sample_throughput(now, &mut self.ctx.monitor.flows, cc);
         }
     }
 
     fn open_stats_window(&mut self) {
         self.warmup_done = true;
-        self.monitor.open_stats_window();
+        self.ctx.monitor.open_stats_window();
     }
 }
 

@@ -28,7 +28,7 @@ impl Sim {
             match self.port_loc[p.peer().idx()].0 {
                 NodeRef::Host(_) => return hops,
                 NodeRef::Switch(s) => {
-                    let nh = self.routes.next_hops(s, dst);
+                    let nh = self.ctx.routes.next_hops(s, dst);
                     let Some(&l) = nh.first() else { return hops };
                     p = self.switches[s as usize].ports[l as usize].id;
                 }

@@ -19,7 +19,7 @@ impl Sim {
     pub fn results(&self, wall_s: f64) -> RunResults {
         let now = self.now();
         let sc = &self.scenario;
-        let t = &self.monitor.totals;
+        let t = &self.ctx.monitor.totals;
         let (watchdog, watchdog_queues, nic_storms) = self.watchdog_records();
         RunResults {
             scenario: sc.name.clone(),
@@ -55,7 +55,7 @@ impl Sim {
     }
 
     fn warnings(&self) -> Vec<String> {
-        let t = &self.monitor.totals;
+        let t = &self.ctx.monitor.totals;
         let mut warnings = Vec::new();
         if t.drops_lossless > 0 {
             warnings.push(format!(
@@ -77,7 +77,7 @@ impl Sim {
         let window = now.saturating_sub(sc.sim.warmup.min(now));
         let inflight = self.inflight_by_flow();
         let host = |h: u32| sc.topology.hosts[h as usize].name.clone();
-        (sc.flows.iter().zip(&self.monitor.flows))
+        (sc.flows.iter().zip(&self.ctx.monitor.flows))
             .enumerate()
             .map(|(i, (spec, rec))| {
                 let size = spec.size.map(|s| s.max(1)).filter(|&s| s != u64::MAX);
@@ -124,7 +124,7 @@ impl Sim {
     fn inflight_by_flow(&self) -> Vec<u64> {
         let mut v = vec![0u64; self.scenario.flows.len()];
         let mut count = |id: u32| {
-            let p = self.arena.get(id);
+            let p = self.ctx.packets.get(id);
             if p.kind == PacketKind::Data {
                 v[p.flow as usize] += p.payload as u64;
             }
@@ -147,7 +147,7 @@ impl Sim {
     /// Frames and wire bytes each (port, priority) received: what the peer sent on the wire
     /// toward it, less what that wire lost or still carries.
     fn received(&self) -> Vec<(u64, u64)> {
-        let m = &self.monitor;
+        let m = &self.ctx.monitor;
         let mut rx = vec![(0u64, 0u64); m.nports() * 8];
         for (p, port) in self.ports().iter() {
             let peer = p.peer().idx();
@@ -157,7 +157,7 @@ impl Sim {
                 rx[peer * 8 + prio.idx()] = (c.packets - lp, c.bytes - lb);
             }
             for &(_, id) in &port.wire.in_flight {
-                let pkt = self.arena.get(id);
+                let pkt = self.ctx.packets.get(id);
                 let r = &mut rx[peer * 8 + pkt.tc as usize];
                 r.0 -= 1;
                 r.1 -= pkt.wire as u64;
@@ -181,7 +181,7 @@ impl Sim {
 
     /// The row of (port, priority), or `None` when nothing happened there.
     fn port_row(&self, p: PortId, prio: Priority, rx: (u64, u64), now: Time) -> Option<PortRow> {
-        let m = &self.monitor;
+        let m = &self.ctx.monitor;
         let port = self.ports().port(p);
         let c = &m.port_prio[p.idx()][prio];
         let tx = m.tx_of(p, prio);
@@ -218,7 +218,7 @@ impl Sim {
         for sw in &self.switches {
             for port in &sw.ports {
                 for q in QueueId::all() {
-                    let marked = self.monitor.port_queue[port.id.idx()][q].ecn_marked;
+                    let marked = self.ctx.monitor.port_queue[port.id.idx()][q].ecn_marked;
                     let peak = sw.mmu.queue_max(port.local as usize, q.0);
                     if marked == 0 && peak == 0 {
                         continue;
@@ -244,7 +244,7 @@ impl Sim {
     }
 
     fn pfc_records(&self) -> Vec<PfcRecord> {
-        (self.monitor.pfc_log.iter())
+        (self.ctx.monitor.pfc_log.iter())
             .map(|e| {
                 let (node, port) = self.port_name(e.port);
                 PfcRecord {
@@ -306,7 +306,7 @@ impl Sim {
                 .collect()
         };
         let mut out = Vec::new();
-        for (i, cp) in self.monitor.cps.iter().enumerate() {
+        for (i, cp) in self.ctx.monitor.cps.iter().enumerate() {
             let Some(first) = cp.first else { continue };
             let (ps, last) = cp.congested_until(now);
             let p = PortId((i / 8) as u32);
@@ -339,7 +339,7 @@ impl Sim {
         Vec<WatchdogQueueStats>,
         Vec<NicStormStats>,
     ) {
-        let events = (self.monitor.wd_log.iter())
+        let events = (self.ctx.monitor.wd_log.iter())
             .map(|e| {
                 let (node, port) = self.port_name(e.port);
                 WatchdogEvent {

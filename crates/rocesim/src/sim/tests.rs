@@ -290,7 +290,7 @@ fn pause_isolation_between_priorities() {
         .find(|(_, p)| p.node == crate::topology::NodeRef::Switch(0) && p.local == 2)
         .unwrap();
     for k in 0..20u64 {
-        sim.q.schedule(
+        sim.ctx.events.schedule(
             Time::from_us(150 * k),
             crate::engine::Event::PauseArrive {
                 port: port.0,
@@ -538,7 +538,10 @@ fn int_tx_bytes_counts_every_frame_the_port_sent() {
         .iter()
         .find(|(_, p)| p.node == crate::topology::NodeRef::Switch(0) && p.local == 0)
         .unwrap();
-    assert_eq!(sim.monitor.tx_port_bytes[to_h0.idx()], 8 * frames_per_flow);
+    assert_eq!(
+        sim.ctx.monitor.tx_port_bytes[to_h0.idx()],
+        8 * frames_per_flow
+    );
 }
 
 #[test]

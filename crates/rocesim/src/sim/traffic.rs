@@ -2,7 +2,7 @@
 //! completes), opening both ends of their QP (the part connection setup plays), and noticing
 //! when every finite flow is done.
 
-use super::{ctx, Sim};
+use super::Sim;
 use crate::engine::Event;
 use crate::fabric::routing::flow_hash;
 use crate::ids::{FlowId, QpId};
@@ -40,7 +40,7 @@ impl Sim {
         while let Some(&f) = self.starts.order.get(self.starts.next) {
             let start = self.scenario.flows[f as usize].start;
             if start > now {
-                self.q.schedule(start, Event::FlowStart);
+                self.ctx.events.schedule(start, Event::FlowStart);
                 return;
             }
             self.starts.next += 1;
@@ -51,14 +51,14 @@ impl Sim {
     /// Flow `f` starts now: open its QP at both ends; its sender's NIC begins serving it.
     pub(crate) fn activate_flow(&mut self, f: u32) {
         let now = self.now();
-        self.monitor.flows[f as usize].start = now;
+        self.ctx.monitor.flows[f as usize].start = now;
         let (requester, responder) = self.open_qp(f, now);
         let (src, dst) = (requester.flow_src(&self.scenario), requester.dst);
         let recv = self.nics[dst as usize].open_responder(responder);
         let send = self.nics[src as usize].open_requester(requester);
-        self.conns.connect(FlowId(f), QpId(send), QpId(recv));
-        let mut ctx = ctx!(self);
-        self.nics[src as usize].try_send(&mut ctx);
+        self.ctx.conns.connect(FlowId(f), QpId(send), QpId(recv));
+        let ctx = &mut self.ctx;
+        self.nics[src as usize].try_send(ctx);
     }
 
     /// Both ends of flow `f`'s QP, with its congestion control sized by its path.
@@ -136,16 +136,16 @@ impl Sim {
     /// Flows completed during the last event: count them and start their dependents.
     pub(crate) fn on_completions(&mut self) {
         let now = self.now();
-        let done = std::mem::take(&mut self.monitor.completed);
+        let done = std::mem::take(&mut self.ctx.monitor.completed);
         for f in &done {
             self.starts.finite_left = self.starts.finite_left.saturating_sub(1);
             for &d in &self.starts.dependents[f.idx()] {
                 let gap = self.scenario.flows[d as usize].start;
-                self.q.schedule(now + gap, Event::StartChained(d));
+                self.ctx.events.schedule(now + gap, Event::StartChained(d));
             }
         }
-        self.monitor.completed = done;
-        self.monitor.completed.clear();
+        self.ctx.monitor.completed = done;
+        self.ctx.monitor.completed.clear();
     }
 }
 
