@@ -42,71 +42,13 @@ impl RoutingTable {
     /// is the switch host `h` hangs on (`None` if its link is down). Hosts never forward.
     pub fn build(host_switch: &[Option<u32>], switch_peers: &[Vec<Option<GraphNode>>]) -> Self {
         let hosts = host_switch.len();
-        let switches = switch_peers.len();
-        // Racks: the distinct switches hosts hang on, in order of first appearance.
-        let mut rack_of_switch = vec![u32::MAX; switches];
-        let mut rack_switch = Vec::new();
-        let mut host = Vec::with_capacity(hosts);
-        for (h, sw) in host_switch.iter().enumerate() {
-            let Some(sw) = *sw else {
-                host.push(HostRoute {
-                    rack: u32::MAX,
-                    port: [0],
-                });
-                continue;
-            };
-            if rack_of_switch[sw as usize] == u32::MAX {
-                rack_of_switch[sw as usize] = rack_switch.len() as u32;
-                rack_switch.push(sw);
-            }
-            let port = switch_peers[sw as usize]
-                .iter()
-                .position(|p| *p == Some(GraphNode(h as u32)))
-                .map_or(u16::MAX, |p| p as u16);
-            host.push(HostRoute {
-                rack: rack_of_switch[sw as usize],
-                port: [port],
-            });
-        }
-        // Reverse adjacency between switches, for the BFS from each rack.
-        let mut rev: Vec<Vec<u32>> = vec![Vec::new(); switches];
-        for (s, peers) in switch_peers.iter().enumerate() {
-            for peer in peers.iter().flatten() {
-                if (peer.0 as usize) >= hosts {
-                    rev[peer.0 as usize - hosts].push(s as u32);
-                }
-            }
-        }
+        let (host, rack_switch) = racks(host_switch, switch_peers);
+        let rev = reverse_adjacency(switch_peers, hosts);
         let racks = rack_switch.len();
-        let mut route = vec![0u32; switches * racks];
-        let mut groups: HashMap<Vec<u16>, u32> = HashMap::new();
-        let mut group_start = vec![0u32];
-        let mut hops: Vec<u16> = Vec::new();
-        let mut group_id = |set: Vec<u16>, hops: &mut Vec<u16>, group_start: &mut Vec<u32>| {
-            *groups.entry(set).or_insert_with_key(|set| {
-                hops.extend_from_slice(set);
-                group_start.push(hops.len() as u32);
-                group_start.len() as u32 - 2
-            })
-        };
-        // Group 0 is the empty group: unreachable.
-        let empty = group_id(Vec::new(), &mut hops, &mut group_start);
-        debug_assert_eq!(empty, 0);
-        let mut queue = VecDeque::new();
-        let mut dist = vec![u32::MAX; switches];
+        let mut route = vec![0u32; switch_peers.len() * racks];
+        let mut groups = EcmpGroups::default();
         for (r, &rsw) in rack_switch.iter().enumerate() {
-            dist.fill(u32::MAX);
-            dist[rsw as usize] = 1;
-            queue.push_back(rsw);
-            while let Some(s) = queue.pop_front() {
-                let d = dist[s as usize];
-                for &n in &rev[s as usize] {
-                    if dist[n as usize] == u32::MAX {
-                        dist[n as usize] = d + 1;
-                        queue.push_back(n);
-                    }
-                }
-            }
+            let dist = hops_to(rsw, &rev);
             for (s, peers) in switch_peers.iter().enumerate() {
                 let d = dist[s];
                 if d == u32::MAX || d == 1 {
@@ -122,15 +64,15 @@ impl RoutingTable {
                     })
                     .map(|(p, _)| p as u16)
                     .collect();
-                route[s * racks + r] = group_id(set, &mut hops, &mut group_start);
+                route[s * racks + r] = groups.id(set);
             }
         }
         RoutingTable {
             host,
             rack_switch,
             route,
-            group_start,
-            hops,
+            group_start: groups.start,
+            hops: groups.hops,
         }
     }
 
@@ -151,6 +93,104 @@ impl RoutingTable {
     /// Number of distinct ECMP groups (including the empty one).
     pub fn groups(&self) -> usize {
         self.group_start.len() - 1
+    }
+}
+
+/// Racks: the distinct switches hosts hang on, in order of first appearance, and each host's
+/// rack and port on it.
+fn racks(
+    host_switch: &[Option<u32>],
+    switch_peers: &[Vec<Option<GraphNode>>],
+) -> (Vec<HostRoute>, Vec<u32>) {
+    let mut rack_of_switch = vec![u32::MAX; switch_peers.len()];
+    let mut rack_switch = Vec::new();
+    let mut host = Vec::with_capacity(host_switch.len());
+    for (h, sw) in host_switch.iter().enumerate() {
+        let Some(sw) = *sw else {
+            host.push(HostRoute {
+                rack: u32::MAX,
+                port: [0],
+            });
+            continue;
+        };
+        if rack_of_switch[sw as usize] == u32::MAX {
+            rack_of_switch[sw as usize] = rack_switch.len() as u32;
+            rack_switch.push(sw);
+        }
+        let port = switch_peers[sw as usize]
+            .iter()
+            .position(|p| *p == Some(GraphNode(h as u32)))
+            .map_or(u16::MAX, |p| p as u16);
+        host.push(HostRoute {
+            rack: rack_of_switch[sw as usize],
+            port: [port],
+        });
+    }
+    (host, rack_switch)
+}
+
+/// For each switch, the switches with a link toward it.
+fn reverse_adjacency(switch_peers: &[Vec<Option<GraphNode>>], hosts: usize) -> Vec<Vec<u32>> {
+    let mut rev: Vec<Vec<u32>> = vec![Vec::new(); switch_peers.len()];
+    for (s, peers) in switch_peers.iter().enumerate() {
+        for peer in peers.iter().flatten() {
+            if (peer.0 as usize) >= hosts {
+                rev[peer.0 as usize - hosts].push(s as u32);
+            }
+        }
+    }
+    rev
+}
+
+/// Switch hops from every switch to `target` (the target counts 1; `u32::MAX`: unreachable),
+/// by breadth-first search over the reverse adjacency.
+fn hops_to(target: u32, rev: &[Vec<u32>]) -> Vec<u32> {
+    let mut dist = vec![u32::MAX; rev.len()];
+    let mut queue = VecDeque::new();
+    dist[target as usize] = 1;
+    queue.push_back(target);
+    while let Some(s) = queue.pop_front() {
+        let d = dist[s as usize];
+        for &n in &rev[s as usize] {
+            if dist[n as usize] == u32::MAX {
+                dist[n as usize] = d + 1;
+                queue.push_back(n);
+            }
+        }
+    }
+    dist
+}
+
+/// Distinct ECMP groups (sets of local ports), stored once each as real switches store them.
+struct EcmpGroups {
+    ids: HashMap<Vec<u16>, u32>,
+    start: Vec<u32>,
+    hops: Vec<u16>,
+}
+
+impl Default for EcmpGroups {
+    fn default() -> Self {
+        let mut g = EcmpGroups {
+            ids: HashMap::new(),
+            start: vec![0],
+            hops: Vec::new(),
+        };
+        // Group 0 is the empty group: unreachable.
+        let empty = g.id(Vec::new());
+        debug_assert_eq!(empty, 0);
+        g
+    }
+}
+
+impl EcmpGroups {
+    /// The id of group `set`, added if new.
+    fn id(&mut self, set: Vec<u16>) -> u32 {
+        let (start, hops) = (&mut self.start, &mut self.hops);
+        *self.ids.entry(set).or_insert_with_key(|set| {
+            hops.extend_from_slice(set);
+            start.push(hops.len() as u32);
+            start.len() as u32 - 2
+        })
     }
 }
 
