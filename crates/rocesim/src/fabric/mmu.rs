@@ -9,6 +9,7 @@
 //! the HPCC ns-3 reference MMU (BENCHMARKS.md).
 
 use super::params::{BufferMode, SwitchParams};
+use crate::ids::{Priority, QueueId};
 
 /// Result of MMU admission.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -112,8 +113,8 @@ impl Mmu {
     }
 
     #[inline]
-    fn reserved_of(&self, pg: u8) -> u64 {
-        if self.pfc_enable & (1 << pg) != 0 {
+    fn reserved_of(&self, pg: Priority) -> u64 {
+        if self.pfc_enable & pg.bit() != 0 {
             self.reserved
         } else {
             0
@@ -133,48 +134,48 @@ impl Mmu {
     }
 
     #[inline]
-    fn shared_part(&self, pg: u8, non_hdrm: u64) -> u64 {
+    fn shared_part(&self, pg: Priority, non_hdrm: u64) -> u64 {
         non_hdrm.saturating_sub(self.reserved_of(pg))
     }
 
     /// Bytes an ingress PG holds (reserved + shared + headroom).
-    pub fn pg_bytes(&self, port: usize, pg: u8) -> u64 {
+    pub fn pg_bytes(&self, port: usize, pg: Priority) -> u64 {
         self.pg[self.pg_index(port, pg)].bytes
     }
     /// Headroom bytes an ingress PG holds.
-    pub fn pg_headroom(&self, port: usize, pg: u8) -> u64 {
+    pub fn pg_headroom(&self, port: usize, pg: Priority) -> u64 {
         self.pg[self.pg_index(port, pg)].hdrm
     }
     /// Bytes queued at an egress queue.
     #[inline]
-    pub fn queue_bytes(&self, port: usize, q: u8) -> u64 {
+    pub fn queue_bytes(&self, port: usize, q: QueueId) -> u64 {
         self.q[self.q_index(port, q)].bytes
     }
     /// Peak bytes ever queued at an egress queue.
-    pub fn queue_max(&self, port: usize, q: u8) -> u64 {
+    pub fn queue_max(&self, port: usize, q: QueueId) -> u64 {
         self.q[self.q_index(port, q)].max
     }
 
     /// Index of (port, PG) in the PG accounting: priority-major, so that the one or two
     /// lossless priorities of all ports of a switch share a few cache lines.
     #[inline]
-    fn pg_index(&self, port: usize, pg: u8) -> usize {
-        pg as usize * self.ports + port
+    fn pg_index(&self, port: usize, pg: Priority) -> usize {
+        pg.idx() * self.ports + port
     }
 
     /// Index of (port, queue) in the queue accounting, priority-major like `pg_index`.
     #[inline]
-    fn q_index(&self, port: usize, q: u8) -> usize {
-        q as usize * self.ports + port
+    fn q_index(&self, port: usize, q: QueueId) -> usize {
+        q.idx() * self.ports + port
     }
 
     /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`).
     pub fn admit(
         &mut self,
         in_port: usize,
-        pg: u8,
+        pg: Priority,
         out_port: usize,
-        q: u8,
+        q: QueueId,
         size: u64,
         lossless: bool,
     ) -> Admit {
@@ -224,7 +225,14 @@ impl Mmu {
     }
 
     /// Release a packet that left its egress queue. Headroom is released first.
-    pub fn release(&mut self, in_port: usize, pg: u8, out_port: usize, q: u8, size: u64) {
+    pub fn release(
+        &mut self,
+        in_port: usize,
+        pg: Priority,
+        out_port: usize,
+        q: QueueId,
+        size: u64,
+    ) {
         let i = self.pg_index(in_port, pg);
         let h = self.pg[i].hdrm.min(size);
         self.pg[i].hdrm -= h;
@@ -246,9 +254,9 @@ impl Mmu {
     pub fn admit_replica(
         &mut self,
         in_port: usize,
-        pg: u8,
+        pg: Priority,
         out_port: usize,
-        q: u8,
+        q: QueueId,
         size: u64,
         lossless: bool,
     ) {
@@ -268,7 +276,7 @@ impl Mmu {
     }
 
     /// Should this lossless PG be in XOFF (pause its upstream)?
-    pub fn over_xoff(&self, port: usize, pg: u8) -> bool {
+    pub fn over_xoff(&self, port: usize, pg: Priority) -> bool {
         let i = self.pg_index(port, pg);
         let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm;
         self.pg[i].hdrm > 0
@@ -282,7 +290,7 @@ impl Mmu {
     }
 
     /// May this PG, now in XOFF, send XON (resume its upstream)?
-    pub fn under_xon(&self, port: usize, pg: u8) -> bool {
+    pub fn under_xon(&self, port: usize, pg: Priority) -> bool {
         let i = self.pg_index(port, pg);
         if self.pg[i].hdrm > 0 {
             return false;
@@ -301,7 +309,7 @@ impl Mmu {
     pub fn recount_shared(&self) -> u64 {
         (0..self.pg.len())
             .map(|i| {
-                let pg = (i / self.ports) as u8;
+                let pg = Priority((i / self.ports) as u8);
                 self.shared_part(pg, self.pg[i].bytes - self.pg[i].hdrm)
             })
             .sum()
@@ -312,6 +320,9 @@ impl Mmu {
 #[allow(clippy::field_reassign_with_default)]
 mod tests {
     use super::*;
+
+    const P3: Priority = Priority(3);
+    const Q3: QueueId = QueueId(3);
     use crate::fabric::params::{BufferMode, SwitchParams};
     use crate::units::Bytes;
     use proptest::prelude::*;
@@ -331,20 +342,20 @@ mod tests {
         let mut m = Mmu::new(&static_params(), vec![3_000, 3_000]).unwrap();
         // 10 packets of 1000 B reach XOFF exactly.
         for _ in 0..10 {
-            assert_eq!(m.admit(0, 3, 1, 3, 1000, true), Admit::Shared);
+            assert_eq!(m.admit(0, P3, 1, Q3, 1000, true), Admit::Shared);
         }
-        assert!(m.over_xoff(0, 3));
+        assert!(m.over_xoff(0, P3));
         for _ in 0..3 {
-            assert_eq!(m.admit(0, 3, 1, 3, 1000, true), Admit::Headroom);
+            assert_eq!(m.admit(0, P3, 1, Q3, 1000, true), Admit::Headroom);
         }
-        assert_eq!(m.admit(0, 3, 1, 3, 1000, true), Admit::DropLossless);
+        assert_eq!(m.admit(0, P3, 1, Q3, 1000, true), Admit::DropLossless);
         // Drain to XON: headroom first, then down to 5000 B.
         for _ in 0..8 {
-            assert!(!m.under_xon(0, 3));
-            m.release(0, 3, 1, 3, 1000);
+            assert!(!m.under_xon(0, P3));
+            m.release(0, P3, 1, Q3, 1000);
         }
-        assert!(m.under_xon(0, 3));
-        assert_eq!(m.pg_bytes(0, 3), 5_000);
+        assert!(m.under_xon(0, P3));
+        assert_eq!(m.pg_bytes(0, P3), 5_000);
     }
 
     #[test]
@@ -377,10 +388,10 @@ mod tests {
             for (inp, pg, out, size, release) in ops {
                 if release && !held.is_empty() {
                     let (i, g, o, s) = held.remove(size as usize % held.len());
-                    m.release(i, g, o, g, s);
+                    m.release(i, Priority(g), o, QueueId(g), s);
                 } else {
                     let lossless = p.pfc_enable & (1 << pg) != 0;
-                    match m.admit(inp, pg, out, pg, size, lossless) {
+                    match m.admit(inp, Priority(pg), out, QueueId(pg), size, lossless) {
                         Admit::Shared | Admit::Headroom => held.push((inp, pg, out, size)),
                         _ => {}
                     }
@@ -389,7 +400,7 @@ mod tests {
                 prop_assert!(m.shared_used <= m.shared_pool);
             }
             for (i, g, o, s) in held.drain(..) {
-                m.release(i, g, o, g, s);
+                m.release(i, Priority(g), o, QueueId(g), s);
             }
             prop_assert_eq!(m.shared_used, 0);
             prop_assert_eq!(m.hdrm_used, 0);

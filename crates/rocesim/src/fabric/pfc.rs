@@ -102,18 +102,18 @@ pub struct XoffState {
 impl XoffState {
     /// Is XOFF held for `prio`?
     #[inline]
-    pub fn held(&self, prio: u8) -> bool {
-        self.mask & (1 << prio) != 0
+    pub fn held(&self, prio: Priority) -> bool {
+        self.mask & prio.bit() != 0
     }
     /// Mark XOFF sent.
     #[inline]
-    pub fn set(&mut self, prio: u8) {
-        self.mask |= 1 << prio;
+    pub fn set(&mut self, prio: Priority) {
+        self.mask |= prio.bit();
     }
     /// Mark XON sent.
     #[inline]
-    pub fn clear(&mut self, prio: u8) {
-        self.mask &= !(1 << prio);
+    pub fn clear(&mut self, prio: Priority) {
+        self.mask &= !prio.bit();
     }
 }
 
@@ -128,7 +128,7 @@ impl Port {
     /// This port's ingress priority `prio` crossed XOFF: pause the peer (`quanta`) and keep
     /// it paused with refreshes.
     pub fn send_xoff(&mut self, xoff: &mut XoffState, prio: Priority, quanta: u16, ctx: &mut Ctx) {
-        xoff.set(prio.0);
+        xoff.set(prio);
         let t = ctx.now + refresh_interval(quanta, self.rate);
         self.refresh_at[prio.idx()] = t;
         ctx.schedule(
@@ -143,14 +143,14 @@ impl Port {
 
     /// This port's ingress priority `prio` fell below XON: resume the peer.
     pub fn send_xon(&mut self, xoff: &mut XoffState, prio: Priority, ctx: &mut Ctx) {
-        xoff.clear(prio.0);
+        xoff.clear(prio);
         self.refresh_at[prio.idx()] = Time::NEVER;
         self.queue_pfc(prio, 0, ctx);
     }
 
     /// Is the refresh of the XOFF held for `prio` due now (not stale, still held)?
     pub fn refresh_due(&self, xoff: &XoffState, prio: Priority, now: Time) -> bool {
-        self.refresh_at[prio.idx()] == now && xoff.held(prio.0)
+        self.refresh_at[prio.idx()] == now && xoff.held(prio)
     }
 
     fn queue_pfc(&mut self, prio: Priority, quanta: u16, ctx: &mut Ctx) {

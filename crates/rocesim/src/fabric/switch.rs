@@ -112,10 +112,10 @@ impl Switch {
             return;
         }
         let verdict = if replica {
-            self.mmu.admit_replica(inl, tc.0, outl, q.0, size, lossless);
+            self.mmu.admit_replica(inl, tc, outl, q, size, lossless);
             Admit::Shared
         } else {
-            self.mmu.admit(inl, tc.0, outl, q.0, size, lossless)
+            self.mmu.admit(inl, tc, outl, q, size, lossless)
         };
         if let Admit::DropLossless | Admit::DropLossy = verdict {
             let t = &mut ctx.monitor.totals;
@@ -138,13 +138,13 @@ impl Switch {
             int: pkt.flags & flags::INT != 0,
             replica,
         };
-        if lossless && !self.xoff[inl].held(tc.0) && self.mmu.over_xoff(inl, tc.0) {
+        if lossless && !self.xoff[inl].held(tc) && self.mmu.over_xoff(inl, tc) {
             let quanta = self.pfc_quanta;
             self.ports[inl].send_xoff(&mut self.xoff[inl], tc, quanta, ctx);
         }
         self.ports[outl].enqueue(q, entry);
         if let Some(e) = self.marker.marks(q) {
-            let depth = self.mmu.queue_bytes(outl, q.0);
+            let depth = self.mmu.queue_bytes(outl, q);
             let id = self.ports[outl].id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
         }
@@ -183,16 +183,16 @@ impl Switch {
         let out = l as usize;
         self.release(&e, out, q, ctx);
         if let Some(ecn) = self.marker.marks(q) {
-            let depth = self.mmu.queue_bytes(out, q.0);
+            let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let mmu = &self.mmu;
-            let pg_bytes = || mmu.pg_bytes(e.in_local as usize, e.tc.0);
+            let pg_bytes = || mmu.pg_bytes(e.in_local as usize, e.tc);
             let (id, pause) = (port.id, &port.pause);
             self.marker
                 .on_dequeue(id, q, &ecn, &e, depth, pause, pg_bytes, ctx);
         }
         if e.int {
-            let depth = self.mmu.queue_bytes(out, q.0);
+            let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let sent = ctx.monitor.tx_port_bytes[port.id.idx()];
             let pkt = ctx.packets.get_mut(e.pkt);
@@ -209,8 +209,8 @@ impl Switch {
     /// peer if its PG fell below XON.
     pub(crate) fn release(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) {
         let inl = e.in_local as usize;
-        self.mmu.release(inl, e.tc.0, out, q.0, e.bytes as u64);
-        if e.lossless && self.xoff[inl].held(e.tc.0) && self.mmu.under_xon(inl, e.tc.0) {
+        self.mmu.release(inl, e.tc, out, q, e.bytes as u64);
+        if e.lossless && self.xoff[inl].held(e.tc) && self.mmu.under_xon(inl, e.tc) {
             self.ports[inl].send_xon(&mut self.xoff[inl], e.tc, ctx);
         }
     }
@@ -243,7 +243,7 @@ impl Switch {
         if !self.ports[l].refresh_due(&self.xoff[l], prio, ctx.now) {
             return;
         }
-        if self.mmu.under_xon(l, prio.0) {
+        if self.mmu.under_xon(l, prio) {
             self.ports[l].send_xon(&mut self.xoff[l], prio, ctx);
         } else {
             let quanta = self.pfc_quanta;

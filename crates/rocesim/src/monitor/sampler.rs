@@ -101,7 +101,7 @@ impl Sampler {
                 while m != 0 {
                     let q = QueueId(m.trailing_zeros() as u8);
                     m &= m - 1;
-                    let bytes = sw.mmu.queue_bytes(port.local as usize, q.0);
+                    let bytes = sw.mmu.queue_bytes(port.local as usize, q);
                     self.queues.push((now, port.id, q, bytes));
                 }
             }

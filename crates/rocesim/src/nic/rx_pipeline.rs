@@ -124,7 +124,7 @@ impl Nic {
             return;
         }
         for prio in Priority::in_mask(self.pfc_enable) {
-            if !self.xoff.held(prio.0) {
+            if !self.xoff.held(prio) {
                 let quanta = self.pfc_quanta;
                 self.port.send_xoff(&mut self.xoff, prio, quanta, ctx);
                 self.storm_pause_sent(prio, ctx);

@@ -219,7 +219,7 @@ impl Sim {
             for port in &sw.ports {
                 for q in QueueId::all() {
                     let marked = self.ctx.monitor.port_queue[port.id.idx()][q].ecn_marked;
-                    let peak = sw.mmu.queue_max(port.local as usize, q.0);
+                    let peak = sw.mmu.queue_max(port.local as usize, q);
                     if marked == 0 && peak == 0 {
                         continue;
                     }
