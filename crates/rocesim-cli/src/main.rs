@@ -179,8 +179,13 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
         Ok(sc) => sc,
         Err(code) => return code,
     };
+    let key = if out.is_some() { "--out" } else { "output.dir" };
     let dir = out.unwrap_or_else(|| sc.output.dir.clone());
     let report = sc.output.report;
+    if let Err(e) = rocesim::output::prepare_dir(&dir) {
+        let msg = format!("{key}: cannot write results to {}: {e}", dir.display());
+        return bad_scenario(path, &[msg]);
+    }
     let sim = match Sim::new(sc) {
         Ok(s) => s,
         Err(e) => return bad_scenario(path, &e.0),
@@ -197,11 +202,6 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
         !stop.load(Ordering::Relaxed)
     });
     bar.finish();
-    if let Some(fmt_warn) = results.warnings.first() {
-        if !quiet {
-            eprintln!("warning: {fmt_warn}");
-        }
-    }
     match rocesim::output::write_all(&results, &dir, report) {
         Ok(_) => {}
         Err(e) => {

@@ -555,3 +555,66 @@ fn go_back_0_livelocks_and_go_back_n_finishes() {
     );
     assert_eq!(summary(gbn.path())["flows"]["completed"], 1);
 }
+
+/// `--out` is checked before the run: an unwritable place is an error naming the flag, and
+/// nothing is simulated (no terminal table).
+#[test]
+fn out_is_checked_before_the_run() {
+    let o = rocesim(&[
+        "run",
+        "scenarios/parking-lot.toml",
+        "--out",
+        "/proc/rocesim-cannot-write-here",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("--out: cannot write results"), "{err}");
+    assert!(o.stdout.is_empty(), "nothing ran");
+}
+
+/// A run deletes the result files an earlier run left (and only those) before it starts.
+#[test]
+fn stale_result_files_are_deleted_and_others_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = |n: &str| dir.path().join(n);
+    std::fs::write(p("report.html"), "stale").unwrap();
+    std::fs::write(p("pfc.csv"), "stale").unwrap();
+    std::fs::write(p("notes.txt"), "mine").unwrap();
+    let o = rocesim(&[
+        "run",
+        "scenarios/topo-star.toml",
+        "--quiet",
+        "--set",
+        "output.report=false",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    assert!(!p("report.html").exists(), "a stale report is removed");
+    assert!(std::fs::read_to_string(p("pfc.csv"))
+        .unwrap()
+        .starts_with("time_ns"));
+    assert_eq!(std::fs::read_to_string(p("notes.txt")).unwrap(), "mine");
+}
+
+/// A deadlock is a warning in summary.json and in the terminal summary.
+#[test]
+fn deadlocks_are_warnings() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = rocesim(&[
+        "run",
+        "scenarios/deadlock-ring.toml",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("deadlocks 1"), "{out}");
+    let s = summary(dir.path());
+    let w = s["warnings"].as_array().unwrap();
+    assert!(
+        w.iter()
+            .any(|x| x.as_str().unwrap().contains("PFC deadlock")),
+        "{w:?}"
+    );
+}

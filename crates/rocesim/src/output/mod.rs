@@ -38,38 +38,71 @@ pub use tables::{
 };
 pub use terminal::terminal_table;
 
-/// Writes `summary.json`, `flows.csv`, `ports.csv`, `port_queues.csv`, `links.csv`, `pfc.csv`, `timeseries/throughput.csv`,
-/// `timeseries/queues.csv` and, when `report` is true, `report.html` into `dir` (created if
-/// missing). Returns the paths written, in that order.
+/// Every file a run writes, relative to its result directory, in the order [`write_all`]
+/// writes them (`report.html` only when the report is on).
+pub const RESULT_FILES: [&str; 11] = [
+    "summary.json",
+    "flows.csv",
+    "ports.csv",
+    "port_queues.csv",
+    "links.csv",
+    "pfc.csv",
+    "timeseries/throughput.csv",
+    "timeseries/queues.csv",
+    "timeseries/rates.csv",
+    "deadlocks.csv",
+    "report.html",
+];
+
+/// Make `dir` ready for a run's results before the run starts: create it, check that files
+/// can be written there, and delete the result files an earlier run left (only the names in
+/// [`RESULT_FILES`], so `--out .` is safe), so that no stale file sits beside new ones.
+pub fn prepare_dir(dir: &Path) -> io::Result<()> {
+    fs::create_dir_all(dir.join("timeseries"))?;
+    for name in RESULT_FILES {
+        match fs::remove_file(dir.join(name)) {
+            Ok(()) => {}
+            Err(e) if e.kind() == io::ErrorKind::NotFound => {}
+            Err(e) => return Err(e),
+        }
+    }
+    let probe = dir.join(".rocesim-write-test");
+    fs::write(&probe, b"")?;
+    fs::remove_file(probe)
+}
+
+/// Writes every file of [`RESULT_FILES`] into `dir` (created if missing; `report.html` only
+/// when `report` is true). Returns the paths written, in that order.
 pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir.join("timeseries"))?;
     let mut written = Vec::new();
-    let mut file = |name: &str, f: &dyn Fn(&mut dyn Write) -> io::Result<()>| -> io::Result<()> {
+    for name in RESULT_FILES {
+        if name == "report.html" && !report {
+            continue;
+        }
         let path = dir.join(name);
         let mut w = BufWriter::new(fs::File::create(&path)?);
-        f(&mut w)?;
+        write_file(results, name, &mut w)?;
         w.flush()?;
         written.push(path);
-        Ok(())
-    };
-    file("summary.json", &|w| {
-        w.write_all(summary_json(results).as_bytes())
-    })?;
-    file("flows.csv", &|w| write_flows(results, w))?;
-    file("ports.csv", &|w| write_ports(results, w))?;
-    file("port_queues.csv", &|w| write_port_queues(results, w))?;
-    file("links.csv", &|w| write_links(results, w))?;
-    file("pfc.csv", &|w| write_pfc(results, w))?;
-    file("timeseries/throughput.csv", &|w| {
-        write_throughput(results, w)
-    })?;
-    file("timeseries/queues.csv", &|w| write_queues(results, w))?;
-    file("timeseries/rates.csv", &|w| write_rates(results, w))?;
-    file("deadlocks.csv", &|w| failures::write_deadlocks(results, w))?;
-    if report {
-        file("report.html", &|w| {
-            w.write_all(report_html(results).as_bytes())
-        })?;
     }
     Ok(written)
+}
+
+/// Write result file `name` of `results` to `w`.
+fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result<()> {
+    match name {
+        "summary.json" => w.write_all(summary_json(results).as_bytes()),
+        "flows.csv" => write_flows(results, w),
+        "ports.csv" => write_ports(results, w),
+        "port_queues.csv" => write_port_queues(results, w),
+        "links.csv" => write_links(results, w),
+        "pfc.csv" => write_pfc(results, w),
+        "timeseries/throughput.csv" => write_throughput(results, w),
+        "timeseries/queues.csv" => write_queues(results, w),
+        "timeseries/rates.csv" => write_rates(results, w),
+        "deadlocks.csv" => failures::write_deadlocks(results, w),
+        "report.html" => w.write_all(report_html(results).as_bytes()),
+        other => Err(io::Error::other(format!("unknown result file {other}"))),
+    }
 }

@@ -61,14 +61,38 @@ pub fn terminal_table(results: &RunResults) -> String {
     let (ptx, prx, _) = pfc_totals(results);
     let _ = writeln!(
         out,
-        "pauses sent/received {ptx}/{prx} · drops lossless/lossy {}/{} · ECN marks {} · CNPs {} · events {} ({}/s)",
+        "pauses sent/received {ptx}/{prx} · drops lossless/lossy/ttl/fault {}/{}/{}/{} · ECN marks {} · CNPs {} · events {} ({}/s)",
         results.drops_lossless,
         results.drops_lossy,
+        results.drops_ttl,
+        results.drops_fault,
         results.ecn_marked,
         results.cnp_tx,
         results.events,
         human_count(events_per_s(results)),
     );
+    if let Some(d) = results.deadlocks.first() {
+        let _ = writeln!(
+            out,
+            "deadlocks {} · first: a cycle of {} paused queues formed at {}",
+            results.deadlocks.len(),
+            d.members.len(),
+            human_ns(d.formed_ns),
+        );
+    }
+    if !results.watchdog.is_empty() {
+        let count = |e: &str| results.watchdog.iter().filter(|w| w.event == e).count();
+        let _ = writeln!(
+            out,
+            "watchdog: storms detected {} · restored {} · NIC pause-storm errors {}",
+            count("storm_detected"),
+            count("storm_restored"),
+            count("pause_storm_error"),
+        );
+    }
+    for w in &results.warnings {
+        let _ = writeln!(out, "warning: {w}");
+    }
     if results.incomplete {
         out.push_str("run interrupted: results are incomplete\n");
     }

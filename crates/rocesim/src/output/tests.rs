@@ -362,6 +362,43 @@ fn report_caps_series() {
 }
 
 #[test]
+fn terminal_lists_every_warning_deadlock_and_watchdog_action() {
+    use crate::monitor::failures::{DeadlockMember, DeadlockRecord, WatchdogEvent};
+    let mut r = sample();
+    r.warnings = vec!["first thing".into(), "second thing".into()];
+    let member = DeadlockMember {
+        node: "S1".into(),
+        port: 0,
+        peer: "S2".into(),
+        prio: 3,
+    };
+    r.deadlocks = vec![DeadlockRecord {
+        formed_ns: 2_000_000,
+        detected_ns: 4_000_000,
+        members: vec![member.clone(), member.clone(), member],
+        flows: vec![0, 1],
+    }];
+    let event = |e: &str| WatchdogEvent {
+        time_ns: 1,
+        node: "S1".into(),
+        port: 0,
+        prio: 3,
+        event: e.into(),
+        action: "drop".into(),
+    };
+    r.watchdog = vec![event("storm_detected"), event("storm_restored")];
+    let t = terminal_table(&r);
+    for w in ["warning: first thing", "warning: second thing"] {
+        assert_eq!(t.matches(w).count(), 1, "{t}");
+    }
+    assert!(
+        t.contains("deadlocks 1 · first: a cycle of 3 paused queues"),
+        "{t}"
+    );
+    assert!(t.contains("storms detected 1 · restored 1"), "{t}");
+}
+
+#[test]
 fn terminal_lists_flows_and_totals() {
     let t = terminal_table(&sample());
     for name in ["f1", "f10", "long, \"quoted\""] {
@@ -369,7 +406,12 @@ fn terminal_lists_flows_and_totals() {
     }
     assert!(t.contains("A→R"));
     assert!(t.contains("pauses sent/received 3/3"));
-    assert!(t.contains("drops lossless/lossy 0/11"));
+    let drops = format!(
+        "drops lossless/lossy/ttl/fault 0/11/{}/{}",
+        sample().drops_ttl,
+        sample().drops_fault
+    );
+    assert!(t.contains(&drops), "{t}");
     assert!(t.contains("events 1000000 (2M/s)"));
     let lines: Vec<&str> = t.lines().collect();
     // Header and rows are aligned: the size column ends at the same character position.

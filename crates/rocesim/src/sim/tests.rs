@@ -593,3 +593,26 @@ fn per_queue_counters_follow_tc_to_queue() {
         "every mark at queue 5 reaches a receiver"
     );
 }
+
+#[test]
+fn late_flows_and_zero_rto_are_warned_about() {
+    let mut sc = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_ms(1));
+    sc.flows.push(flow(0, 1, Some(10_000), Time::ZERO));
+    sc.flows.push(flow(1, 0, Some(10_000), Time::from_ms(2)));
+    sc.nics[1].rto = Time::ZERO;
+    let r = run(sc);
+    let has = |s: &str| r.warnings.iter().any(|w| w.contains(s));
+    assert!(
+        has("1 flow(s) start at or after sim.duration"),
+        "{:?}",
+        r.warnings
+    );
+    assert!(
+        has("nic.rto is 0 on 1 host(s) (first h1)"),
+        "{:?}",
+        r.warnings
+    );
+    let mut quiet = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_ms(1));
+    quiet.flows.push(flow(0, 1, Some(10_000), Time::ZERO));
+    assert!(run(quiet).warnings.is_empty());
+}

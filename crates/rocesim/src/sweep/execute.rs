@@ -159,6 +159,10 @@ fn join_errors(errs: &[ConfigError]) -> String {
 /// Runs one scenario into `dir`.
 fn run_one(sc: Scenario, dir: &Path, stop: &AtomicBool) -> Row {
     let report = sc.output.report;
+    if let Err(e) = crate::output::prepare_dir(dir) {
+        let msg = format!("cannot write results to {}: {e}", dir.display());
+        return Row::bare(Status::Failed(msg));
+    }
     let results = match crate::run::simulate(sc, |_, _| !stop.load(Ordering::Relaxed)) {
         Ok(r) => r,
         Err(e) => return Row::bare(Status::Failed(e.0.join("; "))),
