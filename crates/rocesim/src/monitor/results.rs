@@ -29,6 +29,9 @@ pub struct FlowResult {
     pub bytes_delivered: u64,
     /// Goodput over the statistics window [warmup, end], Gb/s of payload.
     pub goodput_gbps: f64,
+    /// Goodput over the part of the statistics window the flow was active (from its start or
+    /// the warm-up, whichever is later, to its completion or the end), Gb/s of payload.
+    pub goodput_active_gbps: f64,
     /// Data packets retransmitted.
     pub retx_packets: u64,
     /// CNPs received by the sender.

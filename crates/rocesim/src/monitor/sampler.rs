@@ -26,6 +26,9 @@ pub struct Sampler {
     pub queues: Vec<(Time, PortId, QueueId, u64)>,
     /// (time, flow, CC rate Gb/s or NaN, CC window bytes or 0).
     pub rates: Vec<(Time, u32, f64, u64)>,
+    /// Switch (port, queue)s seen non-empty at some sample: reported at every sample after,
+    /// empty or not, so a plot never draws a ramp across an empty spell.
+    seen: Vec<u8>,
 }
 
 impl Sampler {
@@ -97,7 +100,12 @@ impl Sampler {
     fn sample_queues(&mut self, now: Time, switches: &[Switch]) {
         for sw in switches {
             for port in &sw.ports {
-                let mut m = port.nonempty;
+                let i = port.id.idx();
+                if self.seen.len() <= i {
+                    self.seen.resize(i + 1, 0);
+                }
+                self.seen[i] |= port.nonempty;
+                let mut m = self.seen[i];
                 while m != 0 {
                     let q = QueueId(m.trailing_zeros() as u8);
                     m &= m - 1;

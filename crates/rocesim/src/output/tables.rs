@@ -11,7 +11,7 @@ use crate::monitor::{PfcDir, RunResults};
 use super::fmt::fixed;
 
 /// Header of flows.csv: the contract columns, then the byte-accounting extras.
-pub const FLOWS_HEADER: [&str; 19] = [
+pub const FLOWS_HEADER: [&str; 20] = [
     "flow_id",
     "name",
     "src",
@@ -24,6 +24,7 @@ pub const FLOWS_HEADER: [&str; 19] = [
     "slowdown",
     "bytes_delivered",
     "goodput_gbps",
+    "goodput_active_gbps",
     "retx_packets",
     "cnp_rx",
     "ecn_marked",
@@ -109,6 +110,7 @@ pub fn write_flows<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
             f.slowdown.map(fixed).unwrap_or_default(),
             f.bytes_delivered.to_string(),
             fixed(f.goodput_gbps),
+            fixed(f.goodput_active_gbps),
             f.retx_packets.to_string(),
             f.cnp_rx.to_string(),
             f.ecn_marked.to_string(),

@@ -23,6 +23,7 @@ fn flow(id: u32, name: &str, size: Option<u64>, slowdown: Option<f64>) -> FlowRe
         slowdown,
         bytes_delivered: 1_000_000,
         goodput_gbps: 12.345_678_9,
+        goodput_active_gbps: 13.5,
         retx_packets: 3,
         cnp_rx: 4,
         ecn_marked: 5,
@@ -198,7 +199,7 @@ fn writes_every_file_with_headers() {
     let first = |name: &str| read(tmp.path(), name).lines().next().unwrap().to_string();
     assert_eq!(
         first("flows.csv"),
-        "flow_id,name,src,dst,size_bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,bytes_delivered,goodput_gbps,retx_packets,cnp_rx,ecn_marked,tx_bytes,discarded_bytes,dropped_bytes,inflight_bytes"
+        "flow_id,name,src,dst,size_bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,bytes_delivered,goodput_gbps,goodput_active_gbps,retx_packets,cnp_rx,ecn_marked,tx_bytes,discarded_bytes,dropped_bytes,inflight_bytes"
     );
     assert_eq!(
         first("ports.csv"),
@@ -227,11 +228,11 @@ fn known_rows() {
     // Long-lived flow: empty size, end, fct, ideal and slowdown; the name is quoted.
     assert_eq!(
         lines[1],
-        r#"0,"long, ""quoted""",A,R,,1000,,,,,1000000,12.345679,3,4,5,1100000,60000,40000,0"#
+        r#"0,"long, ""quoted""",A,R,,1000,,,,,1000000,12.345679,13.5,3,4,5,1100000,60000,40000,0"#
     );
     assert_eq!(
         lines[2],
-        "1,f1,A,R,1000,1000,51000,50000,25000,10,1000000,12.345679,3,4,5,1100000,60000,40000,0"
+        "1,f1,A,R,1000,1000,51000,50000,25000,10,1000000,12.345679,13.5,3,4,5,1100000,60000,40000,0"
     );
     assert!(!flows.contains('\r'));
     let ports = read(tmp.path(), "ports.csv");

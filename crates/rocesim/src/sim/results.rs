@@ -143,7 +143,8 @@ impl Sim {
 
     fn flow_results(&self, now: Time) -> Vec<FlowResult> {
         let sc = &self.scenario;
-        let window = now.saturating_sub(sc.sim.warmup.min(now));
+        let warm = sc.sim.warmup.min(now);
+        let window = now.saturating_sub(warm);
         let inflight = self.inflight_by_flow();
         let host = |h: u32| sc.topology.hosts[h as usize].name.clone();
         (sc.flows.iter().zip(&self.ctx.monitor.flows))
@@ -159,11 +160,10 @@ impl Sim {
                 };
                 let c = &rec.c;
                 let win_bytes = c.delivered.saturating_sub(c.delivered_at_warmup);
-                let goodput = if window.ps() > 0 {
-                    win_bytes as f64 * 8.0 / window.secs_f64() * 1e-9
-                } else {
-                    0.0
-                };
+                let goodput = gbps(win_bytes, window);
+                let from = rec.start.max(warm);
+                let to = end.map_or(now, |e| e.min(now));
+                let goodput_active = gbps(win_bytes, to.saturating_sub(from));
                 FlowResult {
                     flow_id: i as u32,
                     name: spec.name.clone().unwrap_or_else(|| i.to_string()),
@@ -177,6 +177,7 @@ impl Sim {
                     slowdown,
                     bytes_delivered: c.delivered,
                     goodput_gbps: goodput,
+                    goodput_active_gbps: goodput_active,
                     retx_packets: c.retx_packets,
                     cnp_rx: c.cnp_rx,
                     ecn_marked: c.ecn_marked,
@@ -487,6 +488,15 @@ impl Sim {
                 flows: d.flows.clone(),
             })
             .collect()
+    }
+}
+
+/// `bytes` of payload over `t`, in Gb/s (0 over an empty interval).
+fn gbps(bytes: u64, t: Time) -> f64 {
+    if t.ps() > 0 {
+        bytes as f64 * 8.0 / t.secs_f64() * 1e-9
+    } else {
+        0.0
     }
 }
 

@@ -616,3 +616,63 @@ fn late_flows_and_zero_rto_are_warned_about() {
     quiet.flows.push(flow(0, 1, Some(10_000), Time::ZERO));
     assert!(run(quiet).warnings.is_empty());
 }
+
+#[test]
+fn queue_samples_report_a_queue_after_it_empties() {
+    // A 2:1 incast fills the queue toward h0; after the flows end it is empty. The samples
+    // must show it draining to 0 and staying there, not stop at the last non-empty depth.
+    let mut sc = scenario(
+        star(3, Rate::gbps(100), Time::from_us(1)),
+        Time::from_us(300),
+    );
+    sc.sim.stop_when_done = false;
+    sc.output.queue_sample_interval = Some(Time::from_us(5));
+    for s in 1..3 {
+        sc.flows.push(flow(s, 0, Some(300_000), Time::ZERO));
+    }
+    let r = run(sc);
+    let toward_h0: Vec<_> = r
+        .queues
+        .iter()
+        .filter(|q| q.node == "sw0" && q.port == 0 && q.queue == 3)
+        .collect();
+    assert!(
+        toward_h0.iter().any(|q| q.bytes > 100_000),
+        "the incast builds a queue"
+    );
+    let last = toward_h0.last().expect("sampled");
+    assert_eq!(last.time_ns, 300_000, "sampled until the end");
+    assert_eq!(last.bytes, 0, "and shown empty");
+    let times: Vec<u64> = toward_h0.iter().map(|q| q.time_ns).collect();
+    let first = times[0];
+    assert_eq!(
+        times.len() as u64,
+        (300_000 - first) / 5_000 + 1,
+        "one row per sample"
+    );
+}
+
+#[test]
+fn active_goodput_is_over_the_time_a_flow_was_active() {
+    // One 1 MB flow in a 1 ms run at 100G: it finishes in about 0.1 ms, so its goodput over
+    // the whole window is about a tenth of its rate, while its active goodput is close to the
+    // line goodput 100 × 1024/1106 (minus the first packet's latency and RETH).
+    let mut sc = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_ms(1));
+    sc.sim.stop_when_done = false;
+    sc.flows.push(flow(0, 1, Some(1_024_000), Time::ZERO));
+    let r = run(sc);
+    let f = &r.flows[0];
+    let line = 100.0 * 1024.0 / 1106.0;
+    assert!(
+        f.goodput_active_gbps > 0.9 * line && f.goodput_active_gbps < line,
+        "{f:?}"
+    );
+    let fct_s = f.fct_ns.unwrap() as f64 * 1e-9;
+    let expect_window = 1_024_000.0 * 8.0 / 1e-3 * 1e-9;
+    assert!((f.goodput_gbps - expect_window).abs() < 1e-9, "{f:?}");
+    let expect_active = 1_024_000.0 * 8.0 / fct_s * 1e-9;
+    assert!(
+        (f.goodput_active_gbps - expect_active).abs() / expect_active < 1e-5,
+        "{f:?}"
+    );
+}
