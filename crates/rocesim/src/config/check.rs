@@ -104,60 +104,12 @@ impl Ctx {
     }
 
     /// Report every key of `t` that is not in `allowed`, with a suggestion.
-    pub fn keys(&mut self, t: &Table, path: &str, allowed: &[&str]) {
+    pub fn unknown(&mut self, t: &Table, path: &str, allowed: &[&str]) {
         for k in t.keys() {
             if !allowed.contains(&k.as_str()) {
                 let full = at(path, k);
                 let hint = suggest::hint(k, allowed.iter().copied());
                 self.err(full.clone(), format!("unknown key `{full}`{hint}"));
-            }
-        }
-    }
-
-    /// Read `t[key]` with `read`, if present.
-    pub fn opt<T>(
-        &mut self,
-        t: &Table,
-        path: &str,
-        key: &str,
-        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
-    ) -> Option<T> {
-        let v = t.get(key)?;
-        read(self, v, &at(path, key))
-    }
-
-    /// Read `t[key]` with `read`; `Some(default)` when absent, `None` when present but bad.
-    pub fn or<T>(
-        &mut self,
-        t: &Table,
-        path: &str,
-        key: &str,
-        default: T,
-        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
-    ) -> Option<T> {
-        match t.get(key) {
-            Some(v) => read(self, v, &at(path, key)),
-            None => Some(default),
-        }
-    }
-
-    /// Read `t[key]` with `read`; a missing key is an error.
-    pub fn req<T>(
-        &mut self,
-        t: &Table,
-        path: &str,
-        key: &str,
-        what: &str,
-        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
-    ) -> Option<T> {
-        match t.get(key) {
-            Some(v) => read(self, v, &at(path, key)),
-            None => {
-                self.err(
-                    at(path, key),
-                    format!("missing required key `{key}` ({what})"),
-                );
-                None
             }
         }
     }

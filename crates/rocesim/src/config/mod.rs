@@ -9,19 +9,23 @@
 //! parking-lot.toml: topology.linkz: unknown key `topology.linkz`; did you mean `links`?
 //! ```
 
-pub mod cc_dcqcn_rcm;
-pub mod cc_hpcc_timely_dctcp;
+pub mod cc;
 pub mod check;
+pub mod declare;
 pub mod error;
 pub mod faults;
 pub mod flows;
+pub mod leaf;
 pub mod nic;
+pub mod overlay;
 pub mod overrides;
 pub mod scenario;
+pub mod schema;
 pub mod sim;
 pub mod suggest;
 pub mod switch;
 pub mod topo;
+pub mod workload;
 
 use std::path::Path;
 
@@ -29,11 +33,44 @@ pub use error::{ConfigError, ConfigErrors};
 pub use scenario::{OutputParams, Scenario, SimParams, TableFormat};
 
 use check::Ctx;
+use declare::Leaf;
+use leaf::Tables;
 
-/// Top-level sections of a scenario file.
-pub const SECTIONS: &[&str] = &[
-    "sim", "topology", "switch", "nic", "flow", "workload", "fault", "output",
-];
+/// The declared tables, by section (for the schema and the docs).
+pub mod sections {
+    pub use super::cc::{Dcqcn, Dctcp, Hpcc, Rcm, Timely};
+    pub use super::faults::KINDS as FAULT_KINDS;
+    pub use super::flows::Flow;
+    pub use super::nic::{Nic, Rx};
+    pub use super::sim::{Output, Sim};
+    pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};
+    pub use super::topo::KINDS as TOPOLOGY_KINDS;
+    pub use super::workload::KINDS as WORKLOAD_KINDS;
+    pub use super::ScenarioFile;
+}
+
+crate::table! {
+    /// A scenario file. Only `[sim]` (with `duration`) and `[topology]` are required;
+    /// everything else has defaults.
+    pub struct ScenarioFile {
+        /// Run control. Required.
+        sim: sim::Sim,
+        /// The network: explicit nodes and links, or a generated kind. Required.
+        topology: topo::TopologyV,
+        /// Defaults for every switch, with role and name overrides. Default: see `[switch]`.
+        switch: switch::Switch,
+        /// Defaults for every host NIC, with per-host overrides. Default: see `[nic]`.
+        nic: nic::Nic,
+        /// Explicit flows. Default: none.
+        flow: Tables<flows::FlowItems>,
+        /// Generated traffic. Default: none.
+        workload: Tables<workload::WorkloadItems>,
+        /// Faults. Default: none.
+        fault: Tables<faults::FaultItems>,
+        /// What to write and where. Default: see `[output]`.
+        output: sim::Output,
+    }
+}
 
 /// Load the scenario file at `path`, applying `overrides` (`key=value`, as given to `--set`).
 /// The scenario's name is the file stem; relative paths inside it (trace files) are relative
@@ -98,29 +135,43 @@ pub fn load_str(
         |s| s.to_string_lossy().into_owned(),
     );
 
-    ctx.keys(&root, "", SECTIONS);
-    let sim = sim::parse_sim(&mut ctx, &root);
-    let topology = topo::parse(&mut ctx, &root);
-    let layers = switch::parse_base(&mut ctx, &root);
-    let nics = nic::parse(&mut ctx, &root, &layers.base, topology.as_ref());
-    let max_frame = Some((nics.max_mtu as u64 + switch::FRAME_OVERHEAD, nics.max_mtu));
-    let switches = switch::resolve(&mut ctx, &layers, topology.as_ref(), max_frame);
+    let Some(file) = ScenarioFile::read(&mut ctx, &toml::Value::Table(root), "") else {
+        return Err(ConfigErrors(ctx.errors));
+    };
+    // A section that is given but is not a table was reported as such: not as missing.
+    let sim_t = ctx.get(&file.sim);
+    let sim = (sim_t.is_some() || !file.sim.given())
+        .then(|| sim::sim(&mut ctx, sim_t.as_ref()))
+        .flatten();
+    let topo_v = ctx.get(&file.topology);
+    let topology = (topo_v.is_some() || !file.topology.given())
+        .then(|| topo::parse(&mut ctx, topo_v.as_ref()))
+        .flatten();
+    let sw_table = ctx.get(&file.switch).unwrap_or_default();
+    let sw_base = switch::base(&mut ctx, &sw_table);
+    let nic_table = ctx.get(&file.nic).unwrap_or_default();
+    let nics = nic::resolve(&mut ctx, &nic_table, &sw_base.0, topology.as_ref());
+    let max_frame = (
+        u64::from(nics.max_mtu) + switch::FRAME_OVERHEAD,
+        nics.max_mtu,
+    );
+    let switches = switch::resolve(&mut ctx, &sw_table, &sw_base, topology.as_ref(), max_frame);
     let env = flows::Env {
         hosts: topology.as_ref().map(flows::Hosts::new),
         nics: nics.per_host.as_deref(),
         base_dir,
         topology: topology.as_ref(),
         duration: sim.as_ref().map(|s| s.duration),
+        seed: sim.as_ref().map_or(1, |s| s.seed),
     };
-    let seed = sim.as_ref().map_or(1, |s| s.seed);
-    let flows = flows::parse(&mut ctx, &root, &env, seed);
-    let faults = faults::parse(
-        &mut ctx,
-        &root,
-        topology.as_ref(),
-        sim.as_ref().map(|s| s.duration),
-    );
-    let output = sim::parse_output(&mut ctx, &root, &name);
+    let flow_tables = ctx.get(&file.flow).unwrap_or_default();
+    let workload_tables = ctx.get(&file.workload).unwrap_or_default();
+    let flows = flows::parse(&mut ctx, &flow_tables, &workload_tables, &env);
+    let fault_tables = ctx.get(&file.fault).unwrap_or_default();
+    let duration = sim.as_ref().map(|s| s.duration);
+    let faults = faults::parse(&mut ctx, &fault_tables, topology.as_ref(), duration);
+    let output_table = ctx.get(&file.output).unwrap_or_default();
+    let output = sim::output(&mut ctx, &output_table, &name);
 
     match (
         sim,

@@ -1,0 +1,486 @@
+//! The value types of scenario keys (times, sizes, rates, bounded integers, choices, ...):
+//! each checks a TOML value, names the problem in words, and describes itself for the docs
+//! and the JSON Schema.
+
+use serde_json::json;
+use toml::Value;
+
+use super::check::{idx, Ctx};
+use super::declare::{Leaf, SubTable, TypeDoc};
+use crate::fabric::params::{Headroom, QueueSched};
+use crate::units::{Bytes, Rate, Time};
+
+/// Declare a value type: `name -> Out, "doc name", schema, |ctx, value, key| body`.
+macro_rules! leaf {
+    ($(#[doc = $d:literal])* $name:ident -> $out:ty, $tyname:expr, $schema:expr,
+     |$c:ident, $v:ident, $k:ident| $body:expr) => {
+        $(#[doc = $d])*
+        pub struct $name;
+        impl SubTable for $name {}
+        impl Leaf for $name {
+            type Out = $out;
+            fn read($c: &mut Ctx, $v: &Value, $k: &str) -> Option<$out> {
+                $body
+            }
+            fn doc() -> TypeDoc {
+                TypeDoc { name: $tyname.into(), schema: $schema }
+            }
+        }
+    };
+}
+
+/// Declare a choice among fixed words; `later` ones are known but "not supported yet".
+macro_rules! choice {
+    ($(#[doc = $d:literal])* $name:ident [$($w:literal),*] later [$($l:literal),*]) => {
+        $(#[doc = $d])*
+        pub struct $name;
+        impl $crate::config::declare::SubTable for $name {}
+        impl $crate::config::declare::Leaf for $name {
+            type Out = &'static str;
+            fn read(
+                c: &mut $crate::config::check::Ctx,
+                v: &toml::Value,
+                k: &str,
+            ) -> Option<&'static str> {
+                c.supported(v, k, &[$($w),*], &[$($l),*])
+            }
+            fn doc() -> $crate::config::declare::TypeDoc {
+                let words: Vec<String> = [$($w),*].iter().map(|w| format!("`\"{w}\"`")).collect();
+                $crate::config::declare::TypeDoc {
+                    name: words.join(" \\| "),
+                    schema: serde_json::json!({ "enum": [$($w),*] }),
+                }
+            }
+        }
+    };
+}
+pub(crate) use choice;
+
+fn string_schema(title: &str) -> serde_json::Value {
+    json!({ "type": "string", "title": title })
+}
+
+fn size_schema() -> serde_json::Value {
+    json!({ "title": "size", "oneOf": [
+        { "type": "string", "pattern": "^[0-9.]+ *[KMG]?i?B$" },
+        { "type": "integer", "minimum": 0 } ] })
+}
+
+fn word_or(word: &str, s: serde_json::Value) -> serde_json::Value {
+    json!({ "oneOf": [ { "const": word }, s ] })
+}
+
+leaf!(/// A time with a unit (`"1us"`); a bare number is an error.
+    TimeV -> Time, "time", string_schema("time"), |c, v, k| c.time(v, k));
+leaf!(/// A time above zero.
+PosTime -> Time, "time > 0", string_schema("time"), |c, v, k| {
+    let t = c.time(v, k)?;
+    if t == Time::ZERO {
+        c.err(k, "must be positive");
+        return None;
+    }
+    Some(t)
+});
+leaf!(/// A time or `"off"` (→ `None`).
+    TimeOff -> Option<Time>, "time \\| `\"off\"`", word_or("off", string_schema("time")),
+    |c, v, k| c.time_or_off(v, k));
+leaf!(/// A time or `"auto"` (→ `None`).
+TimeAuto -> Option<Time>, "time \\| `\"auto\"`", word_or("auto", string_schema("time")),
+|c, v, k| match v {
+    Value::String(s) if s == "auto" => Some(None),
+    Value::String(_) => c.time(v, k).map(Some),
+    _ => {
+        c.expected(k, "a time like \"12us\" or \"auto\"", v);
+        None
+    }
+});
+leaf!(/// A size: a string with a unit (`"2KB"`, `"2KiB"`) or integer bytes.
+    Size -> Bytes, "size", size_schema(), |c, v, k| c.size(v, k));
+leaf!(/// A rate with a unit (`"40Gbps"`).
+    RateV -> Rate, "rate", string_schema("rate"), |c, v, k| c.rate(v, k));
+leaf!(/// A rate or `"line"` (→ `None`).
+RateLine -> Option<Rate>, "`\"line\"` \\| rate", word_or("line", string_schema("rate")),
+|c, v, k| match v {
+    Value::String(s) if s == "line" => Some(None),
+    _ => c.rate(v, k).map(Some),
+});
+leaf!(/// `true` or `false`.
+    Bool -> bool, "bool", json!({ "type": "boolean" }), |c, v, k| c.boolean(v, k));
+leaf!(/// A string.
+    Str -> String, "string", json!({ "type": "string" }), |c, v, k| c.string(v, k));
+leaf!(/// Any table (accepted, not interpreted).
+    AnyTable -> (), "table", json!({ "type": "object" }), |c, v, k| c.table(v, k).map(|_| ()));
+leaf!(/// A number (integer or float).
+    Num -> f64, "number", json!({ "type": "number" }), |c, v, k| c.number(v, k));
+leaf!(/// A probability in [0, 1].
+    Prob -> f64, "number in [0, 1]", json!({ "type": "number", "minimum": 0, "maximum": 1 }),
+    |c, v, k| c.probability(v, k));
+leaf!(/// A gain in (0, 1].
+Gain -> f64, "number in (0, 1]",
+json!({ "type": "number", "exclusiveMinimum": 0, "maximum": 1 }),
+|c, v, k| {
+    let x = c.number(v, k)?;
+    if !(x > 0.0 && x <= 1.0) {
+        c.err(k, format!("{x} is outside (0, 1]"));
+        return None;
+    }
+    Some(x)
+});
+leaf!(/// A DSCP value, 0–63.
+    Dscp -> u8, "DSCP", json!({ "type": "integer", "minimum": 0, "maximum": 63 }),
+    |c, v, k| c.dscp(v, k));
+leaf!(/// A traffic class, queue or priority, 0–7.
+    Tc -> u8, "TC", json!({ "type": "integer", "minimum": 0, "maximum": 7 }),
+    |c, v, k| c.tc(v, k));
+leaf!(/// A list of traffic classes, read as a bitmask.
+    TcList -> u8, "list of TCs",
+    json!({ "type": "array", "items": { "type": "integer", "minimum": 0, "maximum": 7 } }),
+    |c, v, k| c.tc_mask(v, k));
+
+/// An integer in `LO..=HI`.
+pub struct Int<const LO: i64, const HI: i64>;
+impl<const LO: i64, const HI: i64> SubTable for Int<LO, HI> {}
+impl<const LO: i64, const HI: i64> Leaf for Int<LO, HI> {
+    type Out = i64;
+    fn read(c: &mut Ctx, v: &Value, k: &str) -> Option<i64> {
+        c.int(v, k, LO, HI)
+    }
+    fn doc() -> TypeDoc {
+        let name = match (LO, HI) {
+            (lo, hi) if hi >= i64::from(u32::MAX) => format!("integer ≥ {lo}"),
+            (lo, hi) if lo < 0 => format!("integer −{}..{hi}", -lo),
+            (lo, hi) => format!("integer {lo}–{hi}"),
+        };
+        TypeDoc {
+            name,
+            schema: json!({ "type": "integer", "minimum": LO, "maximum": HI }),
+        }
+    }
+}
+
+/// A non-negative integer as large as `i64` allows.
+pub type Count = Int<0, { i64::MAX }>;
+/// A positive integer that fits in `u32`.
+pub type Pos32 = Int<1, { u32::MAX as i64 }>;
+
+leaf!(/// `"auto"`, a size (fixed bytes), or a float (that multiple of auto).
+HeadroomV -> Headroom, "`\"auto\"` \\| size \\| float",
+json!({ "oneOf": [ { "const": "auto" }, size_schema(), { "type": "number" } ] }),
+|c, v, k| match v {
+    Value::String(s) if s == "auto" => Some(Headroom::Auto),
+    Value::String(_) | Value::Integer(_) => c.size(v, k).map(Headroom::Fixed),
+    Value::Float(f) if f.is_finite() && *f > 0.0 => Some(Headroom::AutoScaled(*f)),
+    Value::Float(f) => {
+        c.err(k, format!("a headroom multiple must be positive, found {f}"));
+        None
+    }
+    _ => {
+        c.expected(k, "\"auto\", a size like \"40KB\", or a multiple of auto like 0.5", v);
+        None
+    }
+});
+
+leaf!(/// A cable length: `"5m"`, `"2km"`, `"30cm"` or a number of metres.
+Length -> f64, "length", json!({ "oneOf": [ string_schema("length"), { "type": "number" } ] }),
+|c, v, k| {
+    let m = match v {
+        Value::Integer(_) | Value::Float(_) => c.number(v, k)?,
+        Value::String(s) => metres(c, s.trim(), k)?,
+        _ => {
+            c.expected(k, "a length like \"5m\"", v);
+            return None;
+        }
+    };
+    if !(0.0..=1e7).contains(&m) {
+        c.err(k, format!("cable length {m} m is out of range"));
+        return None;
+    }
+    Some(m)
+});
+
+fn metres(c: &mut Ctx, s: &str, k: &str) -> Option<f64> {
+    let (num, scale) = if let Some(n) = s.strip_suffix("km") {
+        (n, 1000.0)
+    } else if let Some(n) = s.strip_suffix("cm") {
+        (n, 0.01)
+    } else if let Some(n) = s.strip_suffix('m') {
+        (n, 1.0)
+    } else {
+        c.err(
+            k,
+            format!("invalid length `{s}`: write e.g. \"5m\" (m, km, cm)"),
+        );
+        return None;
+    };
+    match num.trim().parse::<f64>() {
+        Ok(x) if x.is_finite() => Some(x * scale),
+        _ => {
+            c.err(k, format!("invalid length `{s}`: write e.g. \"5m\""));
+            None
+        }
+    }
+}
+
+leaf!(/// A flow size: `"inf"` (→ `None`, long-lived) or a size above zero.
+FlowSize -> Option<u64>, "`\"inf\"` \\| size > 0", word_or("inf", size_schema()),
+|c, v, k| match v {
+    Value::String(s) if s == "inf" => Some(None),
+    _ => match c.size(v, k)? {
+        b if b.0 == 0 => {
+            c.err(k, "a flow size must be positive (or \"inf\")");
+            None
+        }
+        b => Some(Some(b.0)),
+    },
+});
+
+/// A fraction as a float, or as an mlx5 10-bit fixed-point integer 0–1023. `OPEN`: the float
+/// must be above 0; `KEEP`: the integer n is the weight the old value keeps,
+/// (1024 − n)/1024 (`dce_tcp_g`), else n/1024 (`initial_alpha_value`).
+pub struct Mlx5<const OPEN: bool, const KEEP: bool>;
+impl<const OPEN: bool, const KEEP: bool> SubTable for Mlx5<OPEN, KEEP> {}
+impl<const OPEN: bool, const KEEP: bool> Leaf for Mlx5<OPEN, KEEP> {
+    type Out = f64;
+    fn read(c: &mut Ctx, v: &Value, k: &str) -> Option<f64> {
+        match v {
+            Value::Float(f) => {
+                let ok = f.is_finite() && *f <= 1.0 && if OPEN { *f > 0.0 } else { *f >= 0.0 };
+                if !ok {
+                    let range = if OPEN { "(0, 1]" } else { "[0, 1]" };
+                    c.err(k, format!("{f} is outside {range} (a float is the fraction itself; an integer 0..=1023 is mlx5 fixed point)"));
+                    return None;
+                }
+                Some(*f)
+            }
+            Value::Integer(i) if (0..=1023).contains(i) => {
+                Some(if KEEP { (1024 - i) as f64 } else { *i as f64 } / 1024.0)
+            }
+            Value::Integer(i) => {
+                c.err(k, format!("{i} is out of range: an integer is mlx5 10-bit fixed point (0..=1023); write a float such as 1.0 for the fraction itself"));
+                None
+            }
+            _ => {
+                c.expected(
+                    k,
+                    "a fraction (float) or an mlx5 fixed-point integer 0..=1023",
+                    v,
+                );
+                None
+            }
+        }
+    }
+    fn doc() -> TypeDoc {
+        let range = if OPEN { "(0, 1]" } else { "[0, 1]" };
+        TypeDoc {
+            name: format!("float in {range}, or integer 0–1023"),
+            schema: json!({ "oneOf": [ { "type": "number", "maximum": 1, "minimum": 0 },
+                                       { "type": "integer", "minimum": 0, "maximum": 1023 } ] }),
+        }
+    }
+}
+
+/// A table whose keys are small integers (`{ 26 = 3 }`): its entries with a valid key, each
+/// with its full dotted key (invalid keys are recorded as errors).
+fn int_keyed<'v>(
+    c: &mut Ctx,
+    v: &'v Value,
+    k: &str,
+    max: u8,
+    what: &str,
+) -> Option<Vec<(u8, &'v Value, String)>> {
+    let Value::Table(t) = v else {
+        c.expected(k, &format!("a table like {{ {what} }}"), v);
+        return None;
+    };
+    let mut out = Vec::new();
+    for (key, val) in t {
+        let full = super::check::at(k, key);
+        match key.trim().parse::<u8>() {
+            Ok(i) if i <= max => out.push((i, val, full)),
+            _ => c.err(full, format!("`{key}` is not a number in 0..={max}")),
+        }
+    }
+    Some(out)
+}
+
+fn map_schema(value: serde_json::Value) -> serde_json::Value {
+    json!({ "type": "object", "additionalProperties": value })
+}
+
+leaf!(/// DSCP → traffic class; unmapped DSCPs map to TC 0.
+DscpMap -> [u8; 64], "table DSCP → TC",
+map_schema(json!({ "type": "integer", "minimum": 0, "maximum": 7 })),
+|c, v, k| {
+    let mut map = [0u8; 64];
+    for (d, val, full) in int_keyed(c, v, k, 63, "\"26\" = 3")? {
+        map[d as usize] = c.tc(val, &full)?;
+    }
+    Some(map)
+});
+leaf!(/// Traffic class → egress queue; unmapped TCs keep their own number.
+TcMap -> [u8; 8], "table TC → queue",
+map_schema(json!({ "type": "integer", "minimum": 0, "maximum": 7 })),
+|c, v, k| {
+    let mut map = [0, 1, 2, 3, 4, 5, 6, 7];
+    for (tc, val, full) in int_keyed(c, v, k, 7, "\"3\" = 3")? {
+        map[tc as usize] = c.tc(val, &full)?;
+    }
+    Some(map)
+});
+leaf!(/// Queue → `"strict"` or `{ dwrr = weight }`, for the queues named.
+Scheduler -> Vec<(u8, QueueSched)>, "table queue → `\"strict\"` \\| `{ dwrr = weight }`",
+map_schema(json!({ "oneOf": [ { "const": "strict" }, { "type": "object",
+    "properties": { "dwrr": { "type": "integer", "minimum": 1 } },
+    "required": ["dwrr"], "additionalProperties": false } ] })),
+|c, v, k| {
+    let entries = int_keyed(c, v, k, 7, "\"6\" = \"strict\", \"3\" = { dwrr = 50 }")?;
+    let mut out = Vec::new();
+    for (q, val, full) in entries {
+        match val {
+            Value::String(s) if s == "strict" => out.push((q, QueueSched::Strict)),
+            Value::Table(t) => {
+                c.unknown(t, &full, &["dwrr"]);
+                match t.get("dwrr") {
+                    Some(w) => {
+                        let w = c.int(w, &super::check::at(&full, "dwrr"), 1, u32::MAX.into());
+                        out.push((q, QueueSched::Dwrr(w? as u32)));
+                    }
+                    None => c.err(super::check::at(&full, "dwrr"), "missing required key `dwrr` (a weight)"),
+                }
+            }
+            _ => c.expected(&full, "\"strict\" or { dwrr = weight }", val),
+        }
+    }
+    Some(out)
+});
+
+leaf!(/// A list of non-empty names.
+Names -> Vec<String>, "list of names",
+json!({ "type": "array", "items": { "type": "string", "minLength": 1 } }),
+|c, v, k| {
+    let mut out = Vec::new();
+    for (i, x) in c.array(v, k)?.iter().enumerate() {
+        match c.string(x, &idx(k, i))? {
+            s if s.is_empty() => {
+                c.err(idx(k, i), "a name cannot be empty");
+                return None;
+            }
+            s => out.push(s),
+        }
+    }
+    Some(out)
+});
+leaf!(/// A host selector (`"h3"`, `"all"`, `"tor2/*"`, `"pod1/*"`) or a list of them.
+Selector -> Vec<String>, "selector or list of selectors",
+json!({ "oneOf": [ { "type": "string" }, { "type": "array", "items": { "type": "string" } } ] }),
+|c, v, k| match v {
+    Value::String(s) => Some(vec![s.clone()]),
+    Value::Array(a) => a.iter().enumerate().map(|(i, x)| c.string(x, &idx(k, i))).collect(),
+    _ => {
+        c.expected(k, "a host selector or a list of them", v);
+        None
+    }
+});
+
+/// Two values of type `T` written as `[a, b]`; `what` names them in errors.
+pub fn pair<T>(
+    c: &mut Ctx,
+    v: &Value,
+    k: &str,
+    what: &str,
+    read: impl Fn(&mut Ctx, &Value, &str) -> Option<T>,
+) -> Option<(T, T)> {
+    match v {
+        Value::Array(a) if a.len() == 2 => {
+            let x = read(c, &a[0], &idx(k, 0));
+            let y = read(c, &a[1], &idx(k, 1));
+            Some((x?, y?))
+        }
+        _ => {
+            c.expected(k, what, v);
+            None
+        }
+    }
+}
+
+leaf!(/// Two node names `["a", "b"]`.
+    NodePair -> (String, String), "`[\"a\", \"b\"]`",
+    json!({ "type": "array", "items": { "type": "string" }, "minItems": 2, "maxItems": 2 }),
+    |c, v, k| pair(c, v, k, "a pair of node names like [\"S1\", \"S2\"]", Ctx::string));
+leaf!(/// Two pod numbers `[0, 1]`.
+PodPair -> (u32, u32), "two pod numbers",
+json!({ "type": "array", "items": { "type": "integer", "minimum": 0 }, "minItems": 2, "maxItems": 2 }),
+|c, v, k| {
+    if let Value::Array(a) = v {
+        if a.len() != 2 {
+            c.err(k, format!("expected two pod numbers like [0, 1], found {} values", a.len()));
+            return None;
+        }
+    }
+    let r = |c: &mut Ctx, v: &Value, k: &str| c.int(v, k, 0, u32::MAX.into()).map(|x| x as u32);
+    pair(c, v, k, "an array", r)
+});
+leaf!(/// A time above zero, or `"auto"` (→ `None`).
+PosTimeAuto -> Option<Time>, "time > 0 \\| `\"auto\"`", word_or("auto", string_schema("time")),
+|c, v, k| match TimeAuto::read(c, v, k)? {
+    Some(Time::ZERO) => {
+        c.err(k, "must be positive");
+        None
+    }
+    t => Some(t),
+});
+leaf!(/// A size above zero, or `"off"` (→ `None`).
+SizeOff -> Option<u64>, "size > 0 \\| `\"off\"`", word_or("off", size_schema()),
+|c, v, k| match v {
+    Value::String(s) if s == "off" => Some(None),
+    Value::Boolean(false) => Some(None),
+    _ => match c.size(v, k)? {
+        b if b.0 == 0 => {
+            c.err(k, "must be positive (or \"off\")");
+            None
+        }
+        b => Some(Some(b.0)),
+    },
+});
+
+/// What an array of tables (`[[flow]]`, `[[workload]]`, `[[fault]]`) holds, for the schema.
+pub trait Items {
+    /// The schema of one element.
+    fn schema() -> serde_json::Value;
+}
+
+/// An array of tables: each element's dotted key (`fault[2]`) and table.
+pub struct Tables<T>(std::marker::PhantomData<T>);
+impl<T> SubTable for Tables<T> {}
+impl<T: Items> Leaf for Tables<T> {
+    type Out = Vec<(String, toml::Table)>;
+    fn read(c: &mut Ctx, v: &Value, k: &str) -> Option<Self::Out> {
+        let Value::Array(a) = v else {
+            c.expected(k, &format!("an array of tables ([[{k}]])"), v);
+            return None;
+        };
+        let tables = a.iter().enumerate().filter_map(|(i, v)| {
+            let key = idx(k, i);
+            c.table(v, &key).map(|t| (key, t.clone()))
+        });
+        Some(tables.collect())
+    }
+    fn doc() -> TypeDoc {
+        TypeDoc {
+            name: "array of tables".into(),
+            schema: json!({ "type": "array", "items": T::schema() }),
+        }
+    }
+}
+
+/// The schema of tables whose `kind` selects one of `kinds`.
+pub fn kinds_schema(kinds: &[(&str, &[super::declare::KeyDoc])]) -> serde_json::Value {
+    let one = |keys: &[super::declare::KeyDoc]| {
+        let props: serde_json::Map<_, _> = keys
+            .iter()
+            .map(|k| (k.name.to_string(), (k.ty)().schema))
+            .collect();
+        json!({ "type": "object", "properties": props, "additionalProperties": false })
+    };
+    json!({ "oneOf": kinds.iter().map(|(_, keys)| one(keys)).collect::<Vec<_>>() })
+}
