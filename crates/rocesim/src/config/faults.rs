@@ -82,12 +82,12 @@ table! {
         until: TimeV,
         /// The switch. Required.
         switch: Str,
-        /// `route_override`: the destination host. Required for that kind.
+        /// `route_override`: the destination host. Default: required for that kind.
         dst: Str,
-        /// `route_override`: the neighbour the switch sends `dst`'s packets to. Required for
-        /// that kind.
+        /// `route_override`: the neighbour the switch sends `dst`'s packets to. Default:
+        /// required for that kind.
         via: Str,
-        /// `mac_age_out`: the host whose MAC the switch forgets. Required for that kind.
+        /// `mac_age_out`: the host whose MAC the switch forgets. Default: required for that kind.
         host: Str,
     }
 }

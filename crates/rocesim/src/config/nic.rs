@@ -78,8 +78,10 @@ table! {
         /// DCTCP parameters. Default: see `[nic.dctcp]`.
         dctcp: Dctcp,
         /// Accepted (must be a table) and ignored until the NIC cache model exists.
+        /// Default: none.
         cache: AnyTable,
         /// `[nic.host.<host>]`: per-host tables of the same keys (not inside another one).
+        /// Default: none.
         host: Named,
     }
 }

@@ -131,3 +131,75 @@ pub fn all_markdown() -> String {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const DOC: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/scenario.md");
+
+    /// Fails when a key's declaration changed and docs/scenario.md was not regenerated
+    /// (`rocesim schema --update-doc docs/scenario.md`, or run this test with
+    /// `ROCESIM_BLESS_DOCS=1`).
+    #[test]
+    fn doc_key_tables_are_current() {
+        let doc = std::fs::read_to_string(DOC).unwrap();
+        let new = update_doc(&doc).unwrap();
+        if std::env::var_os("ROCESIM_BLESS_DOCS").is_some() {
+            std::fs::write(DOC, &new).unwrap();
+        }
+        assert!(
+            doc == new,
+            "docs/scenario.md has stale key tables: run `rocesim schema --update-doc docs/scenario.md`"
+        );
+        for (name, _) in doc_tables() {
+            assert!(
+                doc.contains(&format!("<!-- keys:{name} -->")),
+                "no table {name} in the docs"
+            );
+        }
+    }
+
+    #[test]
+    fn every_key_says_its_default() {
+        for (name, keys) in doc_tables() {
+            for k in keys {
+                let (meaning, default) = split_doc(k.doc);
+                assert!(
+                    default != "—" && !meaning.is_empty(),
+                    "{name}.{}: {:?}",
+                    k.name,
+                    k.doc
+                );
+            }
+        }
+        assert_eq!(
+            split_doc(" Drop it.\n Default: `\"5m\"`.\n"),
+            ("Drop it.".to_string(), "`\"5m\"`".to_string())
+        );
+    }
+
+    #[test]
+    fn schema_has_every_section_and_rejects_unknown_keys() {
+        let s = json_schema();
+        let props = s["properties"].as_object().unwrap();
+        let names: Vec<&str> = props.keys().map(String::as_str).collect();
+        let want = [
+            "fault", "flow", "nic", "output", "sim", "switch", "topology", "workload",
+        ];
+        assert_eq!(names, want);
+        assert_eq!(s["additionalProperties"], false);
+        let headroom =
+            &s["properties"]["switch"]["properties"]["lossless"]["properties"]["headroom"];
+        assert!(
+            headroom["description"].as_str().unwrap().contains("2.0"),
+            "{headroom}"
+        );
+        assert_eq!(s["properties"]["nic"]["properties"]["mtu"]["maximum"], 9000);
+        let kinds = s["properties"]["workload"]["items"]["oneOf"]
+            .as_array()
+            .unwrap();
+        assert_eq!(kinds.len(), 6);
+        assert!(update_doc("<!-- keys:nope -->\n<!-- /keys -->").is_err());
+    }
+}

@@ -82,8 +82,8 @@ table! {
     pub struct Line {
         /// `"dumbbell"`, `"chain"` or `"ring"`. Required.
         kind: KindV,
-        /// Number of switches (a dumbbell has 2, a ring at least 3). Required, except for a
-        /// dumbbell.
+        /// Number of switches: a dumbbell has 2, a ring at least 3; required for a chain and
+        /// a ring. Default: `2` for a dumbbell.
         switches: Int<0, { u32::MAX as i64 }>,
         /// Hosts attached to each switch. Required.
         hosts_per_switch: N,
