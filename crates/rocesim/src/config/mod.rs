@@ -100,19 +100,11 @@ fn line_col(text: &str, pos: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// Load a scenario from its text. `file_name` names it in errors and gives the scenario name
-/// (its stem); `base_dir` is where relative paths in it are resolved.
-pub fn load_str(
-    text: &str,
-    file_name: &str,
-    base_dir: &Path,
-    overrides: &[String],
-) -> Result<Scenario, ConfigErrors> {
-    let mut ctx = Ctx::new(file_name);
-    let mut root: toml::Table = match text.parse() {
+/// The TOML tree of `text` with `overrides` applied; `None` after a syntax error.
+fn parse_text(ctx: &mut Ctx, text: &str, overrides: &[String]) -> Option<toml::Table> {
+    let mut root: toml::Table = match text.parse::<toml::Table>() {
         Ok(t) => t,
         Err(e) => {
-            let e: toml::de::Error = e;
             let msg = e.message().trim().replace('\n', "; ");
             let message = match e.span() {
                 Some(span) => {
@@ -122,7 +114,7 @@ pub fn load_str(
                 None => format!("TOML syntax error: {msg}"),
             };
             ctx.err("", message);
-            return Err(ConfigErrors(ctx.errors));
+            return None;
         }
     };
     for o in overrides {
@@ -130,76 +122,79 @@ pub fn load_str(
             ctx.err("--set", e);
         }
     }
-    let name = Path::new(file_name).file_stem().map_or_else(
-        || "scenario".to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    );
+    Some(root)
+}
 
-    let Some(file) = ScenarioFile::read(&mut ctx, &toml::Value::Table(root), "") else {
-        return Err(ConfigErrors(ctx.errors));
-    };
-    // A section that is given but is not a table was reported as such: not as missing.
+/// Check every section of `file` (section by section, so that every error is recorded) and
+/// assemble the scenario named `name`.
+fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> Option<Scenario> {
+    // A section that is given but is not a table was reported as such, not as missing.
     let sim_t = ctx.get(&file.sim);
-    let sim = (sim_t.is_some() || !file.sim.given())
-        .then(|| sim::sim(&mut ctx, sim_t.as_ref()))
-        .flatten();
+    let sim = (sim_t.is_some() || !file.sim.given()).then(|| sim::sim(ctx, sim_t.as_ref()));
+    let sim = sim.flatten();
     let topo_v = ctx.get(&file.topology);
     let topology = (topo_v.is_some() || !file.topology.given())
-        .then(|| topo::parse(&mut ctx, topo_v.as_ref()))
+        .then(|| topo::parse(ctx, topo_v.as_ref()))
         .flatten();
     let sw_table = ctx.get(&file.switch).unwrap_or_default();
-    let sw_base = switch::base(&mut ctx, &sw_table);
+    let sw_base = switch::base(ctx, &sw_table);
     let nic_table = ctx.get(&file.nic).unwrap_or_default();
-    let nics = nic::resolve(&mut ctx, &nic_table, &sw_base.0, topology.as_ref());
+    let nics = nic::resolve(ctx, &nic_table, &sw_base.0, topology.as_ref());
     let max_frame = (
         u64::from(nics.max_mtu) + switch::FRAME_OVERHEAD,
         nics.max_mtu,
     );
-    let switches = switch::resolve(&mut ctx, &sw_table, &sw_base, topology.as_ref(), max_frame);
+    let switches = switch::resolve(ctx, &sw_table, &sw_base, topology.as_ref(), max_frame);
+    let duration = sim.as_ref().map(|s| s.duration);
     let env = flows::Env {
         hosts: topology.as_ref().map(flows::Hosts::new),
         nics: nics.per_host.as_deref(),
         base_dir,
         topology: topology.as_ref(),
-        duration: sim.as_ref().map(|s| s.duration),
+        duration,
         seed: sim.as_ref().map_or(1, |s| s.seed),
     };
-    let flow_tables = ctx.get(&file.flow).unwrap_or_default();
-    let workload_tables = ctx.get(&file.workload).unwrap_or_default();
-    let flows = flows::parse(&mut ctx, &flow_tables, &workload_tables, &env);
-    let fault_tables = ctx.get(&file.fault).unwrap_or_default();
-    let duration = sim.as_ref().map(|s| s.duration);
-    let faults = faults::parse(&mut ctx, &fault_tables, topology.as_ref(), duration);
-    let output_table = ctx.get(&file.output).unwrap_or_default();
-    let output = sim::output(&mut ctx, &output_table, &name);
+    let (flow_t, workload_t) = (ctx.get(&file.flow), ctx.get(&file.workload));
+    let flows = flows::parse(
+        ctx,
+        &flow_t.unwrap_or_default(),
+        &workload_t.unwrap_or_default(),
+        &env,
+    );
+    let fault_t = ctx.get(&file.fault).unwrap_or_default();
+    let faults = faults::parse(ctx, &fault_t, topology.as_ref(), duration);
+    let output_t = ctx.get(&file.output).unwrap_or_default();
+    let output = sim::output(ctx, &output_t, &name);
+    Some(Scenario {
+        name,
+        sim: sim?,
+        topology: topology?,
+        switches: switches?,
+        nics: nics.per_host?,
+        flows: flows?,
+        faults: faults?,
+        output: output?,
+    })
+}
 
-    match (
-        sim,
-        topology,
-        switches,
-        nics.per_host,
-        flows,
-        faults,
-        output,
-    ) {
-        (
-            Some(sim),
-            Some(topology),
-            Some(switches),
-            Some(nics),
-            Some(flows),
-            Some(faults),
-            Some(output),
-        ) if ctx.errors.is_empty() => Ok(Scenario {
-            name,
-            sim,
-            topology,
-            switches,
-            nics,
-            flows,
-            faults,
-            output,
-        }),
+/// Load a scenario from its text. `file_name` names it in errors and gives the scenario name
+/// (its stem); `base_dir` is where relative paths in it are resolved.
+pub fn load_str(
+    text: &str,
+    file_name: &str,
+    base_dir: &Path,
+    overrides: &[String],
+) -> Result<Scenario, ConfigErrors> {
+    let mut ctx = Ctx::new(file_name);
+    let name = Path::new(file_name).file_stem().map_or_else(
+        || "scenario".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let scenario = parse_text(&mut ctx, text, overrides)
+        .and_then(|root| ScenarioFile::read(&mut ctx, &toml::Value::Table(root), ""))
+        .and_then(|file| check(&mut ctx, &file, name, base_dir));
+    match scenario {
+        Some(s) if ctx.errors.is_empty() => Ok(s),
         _ => {
             if ctx.errors.is_empty() {
                 // Every None above comes with an error; this is a guard, not an expected path.

@@ -129,7 +129,7 @@ fn row(
         name: None,
         src,
         dst,
-        size: size,
+        size,
         start: Time(start.unwrap_or(0)),
         dscp: given.unwrap_or_else(|| dscp(src)),
         kind: FlowKind::RdmaWrite,

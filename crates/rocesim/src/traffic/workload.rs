@@ -240,32 +240,7 @@ pub fn expand(w: &Workload, e: &Env<'_>) -> Result<Vec<FlowSpec>, WlError> {
             hpcc,
             seed,
         } => poisson(e, (cdf, *load, hosts, *until, *hpcc, *seed)),
-        Workload::Incast {
-            senders,
-            receiver,
-            size,
-            at,
-            repeat,
-            count,
-            until,
-        } => {
-            let rounds = rounds(e, *at, *repeat, *count, *until)?;
-            let n = senders.iter().filter(|&s| s != receiver).count();
-            if n == 0 {
-                return Err(("senders", "no sender other than the receiver".into()));
-            }
-            too_many(rounds as f64 * n as f64, "repeat")?;
-            let repeat = repeat.unwrap_or(Time::ZERO);
-            let p = generators::Incast {
-                senders,
-                receiver: *receiver,
-                size: *size,
-                at: *at,
-                repeat,
-                rounds,
-            };
-            Ok(generators::incast(&p, e.dscp))
-        }
+        Workload::Incast { .. } => incast(w, e),
         Workload::Pairs {
             hosts,
             size,
@@ -293,28 +268,67 @@ pub fn expand(w: &Workload, e: &Env<'_>) -> Result<Vec<FlowSpec>, WlError> {
             generators::tor_to_tor(e.topo, params, *seed, e.index, e.dscp)
                 .map_err(|g| (g.key, g.message))
         }
-        Workload::StorageRead {
-            client,
-            targets,
-            io_size,
-            queue_depth,
-            count,
-            at,
-        } => {
-            let n = targets.iter().filter(|&t| t != client).count();
-            if n == 0 {
-                return Err(("targets", "no target other than the client".into()));
-            }
-            too_many(n as f64 * f64::from(*count), "count")?;
-            let p = generators::StorageRead {
-                client: *client,
-                targets,
-                io_size: *io_size,
-                queue_depth: *queue_depth,
-                count: *count,
-                at: *at,
-            };
-            Ok(generators::storage_read(&p, e.dscp))
-        }
+        Workload::StorageRead { .. } => storage_read(w, e),
     }
+}
+
+fn incast(w: &Workload, e: &Env<'_>) -> Result<Vec<FlowSpec>, WlError> {
+    let Workload::Incast {
+        senders,
+        receiver,
+        size,
+        at,
+        repeat,
+        count,
+        until,
+    } = w
+    else {
+        return Ok(Vec::new());
+    };
+    let rounds = rounds(e, *at, *repeat, *count, *until)?;
+    let n = senders.iter().filter(|&s| s != receiver).count();
+    if n == 0 {
+        return Err(("senders", "no sender other than the receiver".into()));
+    }
+    too_many(rounds as f64 * n as f64, "repeat")?;
+    let repeat = repeat.unwrap_or(Time::ZERO);
+    let (receiver, size, at) = (*receiver, *size, *at);
+    let p = generators::Incast {
+        senders,
+        receiver,
+        size,
+        at,
+        repeat,
+        rounds,
+    };
+    Ok(generators::incast(&p, e.dscp))
+}
+
+fn storage_read(w: &Workload, e: &Env<'_>) -> Result<Vec<FlowSpec>, WlError> {
+    let Workload::StorageRead {
+        client,
+        targets,
+        io_size,
+        queue_depth,
+        count,
+        at,
+    } = w
+    else {
+        return Ok(Vec::new());
+    };
+    let n = targets.iter().filter(|&t| t != client).count();
+    if n == 0 {
+        return Err(("targets", "no target other than the client".into()));
+    }
+    too_many(n as f64 * f64::from(*count), "count")?;
+    let (client, io_size, queue_depth, count, at) = (*client, *io_size, *queue_depth, *count, *at);
+    let p = generators::StorageRead {
+        client,
+        targets,
+        io_size,
+        queue_depth,
+        count,
+        at,
+    };
+    Ok(generators::storage_read(&p, e.dscp))
 }
