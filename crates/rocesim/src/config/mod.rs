@@ -206,4 +206,6 @@ pub fn load_str(
 }
 
 #[cfg(test)]
+mod cases;
+#[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use crate::topology::NodeRef;
 use crate::traffic::FlowKind;
 use crate::units::{Bytes, Rate, Time};
 
-const PARKING_LOT: &str = r#"
+pub(super) const PARKING_LOT: &str = r#"
 [sim]
 duration = "60ms"
 seed = 1
@@ -95,12 +95,12 @@ format = "csv"
 report = true
 "#;
 
-fn load_pl(text: &str, overrides: &[&str]) -> Result<Scenario, ConfigErrors> {
+pub(super) fn load_pl(text: &str, overrides: &[&str]) -> Result<Scenario, ConfigErrors> {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     load_str(text, "parking-lot.toml", Path::new("."), &o)
 }
 
-fn errs(text: &str, overrides: &[&str]) -> ConfigErrors {
+pub(super) fn errs(text: &str, overrides: &[&str]) -> ConfigErrors {
     match load_pl(text, overrides) {
         Ok(_) => panic!("expected errors"),
         Err(e) => e,
