@@ -5,285 +5,62 @@ use super::tests::{load_pl, PARKING_LOT};
 use crate::fabric::params::Headroom;
 use crate::units::{Bytes, Rate, Time};
 
-/// `(overrides, key, words of the message)`.
-const ERRORS: &[(&[&str], &str, &str)] = &[
-    (
-        &["nic.dcqcn.rpg_time_rest=55us"],
-        "nic.dcqcn.rpg_time_rest",
-        "did you mean `rpg_time_reset`?",
-    ),
-    (
-        &["nic.dcqcn.dce_tcp_g=1.5"],
-        "nic.dcqcn.dce_tcp_g",
-        "outside (0, 1]",
-    ),
-    (
-        &["nic.dcqcn.initial_alpha_value=1024"],
-        "nic.dcqcn.initial_alpha_value",
-        "mlx5 10-bit",
-    ),
-    (
-        &["nic.dcqcn.profile=mellanox"],
-        "nic.dcqcn.profile",
-        "expected one of paper, nvidia",
-    ),
-    (
-        &["nic.dcqcn.dce_tcp_rtt=0us"],
-        "nic.dcqcn.dce_tcp_rtt",
-        "must be positive",
-    ),
-    (
-        &["nic.dcqcn.rpg_time_reset=\"55\""],
-        "nic.dcqcn.rpg_time_reset",
-        "no unit",
-    ),
-    (
-        &["nic.dcqcn.clamp_tgt_rate=1"],
-        "nic.dcqcn.clamp_tgt_rate",
-        "expected true or false",
-    ),
-    (
-        &["nic.rcm.recovery_time=off", "nic.rcm.recovery_bytes=off"],
-        "nic.rcm",
-        "never recover",
-    ),
-    (&["nic.rcm.step=rtt"], "nic.rcm.step", "unknown value `rtt`"),
-    (
-        &["nic.rcm.max_level=0"],
-        "nic.rcm.max_level",
-        "out of range",
-    ),
-    (
-        &["nic.rcm.recovery_bytes=0"],
-        "nic.rcm.recovery_bytes",
-        "must be positive",
-    ),
-    (
-        &["nic.hpcc.etaa=0.9"],
-        "nic.hpcc.etaa",
-        "did you mean `eta`?",
-    ),
-    (&["nic.hpcc.t=0us"], "nic.hpcc.t", "must be positive"),
-    (
-        &["nic.hpcc.eta=1.5"],
-        "nic.hpcc.eta",
-        "1.5 is outside (0, 1]",
-    ),
-    (
-        &["nic.timely.t_low=600us"],
-        "nic.timely.t_low",
-        "t_low (600us) must be below t_high (500us)",
-    ),
-    (
-        &["nic.timely.update=rrt"],
-        "nic.timely.update",
-        "did you mean `rtt`?",
-    ),
-    (
-        &["nic.timely.hai_after=0"],
-        "nic.timely.hai_after",
-        "out of range",
-    ),
-    (
-        &["nic.dctcp.alpha_init=1.5"],
-        "nic.dctcp.alpha_init",
-        "outside [0, 1]",
-    ),
-    (
-        &["nic.dctcp=3"],
-        "nic.dctcp",
-        "expected a table, found integer 3",
-    ),
-    (
-        &["nic.host.S1.mtu=1024"],
-        "nic.host.S1",
-        "is a switch, not a host",
-    ),
-    (
-        &["nic.host.R.host.A.mtu=1024"],
-        "nic.host.R.host",
-        "unknown key",
-    ),
-    (
-        &["nic.host.R.rx.buffer=100KB"],
-        "nic.host.R.rx.buffer",
-        "XOFF (128KB) is above the RX buffer",
-    ),
-    (
-        &["switch.role.tor.latency=1us"],
-        "switch.role.tor",
-        "no switch has role `tor`",
-    ),
-    (
-        &["switch.role.swich.latency=1us"],
-        "switch.role.swich",
-        "did you mean `switch`?",
-    ),
-    (
-        &["switch.name.R.latency=1us"],
-        "switch.name.R",
-        "is a host, not a switch",
-    ),
-    (
-        &["switch.name.S2.role.x=1"],
-        "switch.name.S2.role",
-        "unknown key",
-    ),
-    (
-        &[
-            "switch.buffer_mode=static",
-            "switch.name.S1.lossless.xon=300KB",
-        ],
-        "switch.name.S1.lossless.xon",
-        "XON (300KB) is above XOFF (180KB)",
-    ),
-    (
-        &["switch.pfc_watchdog.action=dorp"],
-        "switch.pfc_watchdog.action",
-        "did you mean `drop`?",
-    ),
-    (
-        &["switch.pfc_watchdog.poll_interval=0us"],
-        "switch.pfc_watchdog.poll_interval",
-        "positive",
-    ),
-    (
-        &["switch.cable_length=5 parsecs"],
-        "switch.cable_length",
-        "invalid length",
-    ),
-    (
-        &["switch.scheduler={ 3 = { dwr = 5 } }"],
-        "switch.scheduler.3.dwr",
-        "unknown key",
-    ),
-    (
-        &["switch.scheduler={ 9 = \"strict\" }"],
-        "switch.scheduler.9",
-        "not a number in 0..=7",
-    ),
-    (
-        &["switch.lossless.headroom=-0.5"],
-        "switch.lossless.headroom",
-        "must be positive",
-    ),
-    (
-        &["switch.buffer_size=0"],
-        "switch.buffer_size",
-        "must be positive",
-    ),
-    (&["switch.ecn=3"], "switch.ecn", "or \"off\""),
-    (
-        &["topology.kind=leafspine"],
-        "topology.kind",
-        "did you mean `leaf_spine`?",
-    ),
-    (&["fault[1].every=0"], "fault[1].every", "out of range"),
-    (
-        &["fault[1].probability=0.5"],
-        "fault[1].probability",
-        "not both",
-    ),
-    (
-        &["fault[1].from=A"],
-        "fault[1].from",
-        "`A` is not an end of the link",
-    ),
-    (
-        &["fault[0].until=1ms"],
-        "fault[0].until",
-        "is not after `at`",
-    ),
-    (&["fault[0].kind=link_down"], "fault[0].host", "unknown key"),
-    (
-        &[
-            "fault[2].kind=route_override",
-            "fault[2].switch=S1",
-            "fault[2].dst=R",
-            "fault[2].via=R",
-        ],
-        "fault[2].via",
-        "`R` is not a neighbour of `S1`",
-    ),
-    (
-        &[
-            "fault[2].kind=mac_age_out",
-            "fault[2].switch=S2",
-            "fault[2].host=Q",
-        ],
-        "fault[2].host",
-        "unknown host `Q`",
-    ),
-    (
-        &["workload[0].kind=pingmesh"],
-        "workload[0].kind",
-        "not supported yet",
-    ),
-    (
-        &[
-            "workload[0].kind=incast",
-            "workload[0].senders=all",
-            "workload[0].receiver=R",
-            "workload[0].size=1MB",
-            "workload[0].count=2",
-        ],
-        "workload[0].count",
-        "needs `repeat`",
-    ),
-    (
-        &[
-            "workload[0].kind=poisson",
-            "workload[0].cdf=websearh",
-            "workload[0].load=0.5",
-        ],
-        "workload[0].cdf",
-        "did you mean `websearch`?",
-    ),
-    (
-        &[
-            "workload[0].kind=poisson",
-            "workload[0].cdf=websearch",
-            "workload[0].load=1.5",
-        ],
-        "workload[0].load",
-        "(0, 1]",
-    ),
-    (
-        &["workload[0].kind=permutation", "workload[0].hosts=A"],
-        "workload[0].hosts",
-        "at least two hosts",
-    ),
-    (
-        &["workload[0].kind=all_to_all", "workload[0].seed=3"],
-        "workload[0].seed",
-        "unknown key",
-    ),
-    (
-        &[
-            "workload[0].kind=storage_read",
-            "workload[0].client=R",
-            "workload[0].targets=R",
-            "workload[0].count=1",
-        ],
-        "workload[0].targets",
-        "no target other than the client",
-    ),
-    (
-        &["workload[0].kind=trace", "workload[0].file=missing.csv"],
-        "workload[0].file",
-        "cannot read trace",
-    ),
-    (
-        &["workload[0].kind=incast", "workload[0].senders=all"],
-        "workload[0].receiver",
-        "missing required key",
-    ),
-    (
-        &["flow[1].name=b-to-r", "flow[0].name=b-to-r"],
-        "flow[1].name",
-        "already named",
-    ),
-];
+/// One case a line: `overrides (separated by " ; ") | key | words of its error message`.
+const ERRORS: &str = r#"
+nic.dcqcn.rpg_time_rest=55us | nic.dcqcn.rpg_time_rest | did you mean `rpg_time_reset`?
+nic.dcqcn.dce_tcp_g=1.5 | nic.dcqcn.dce_tcp_g | outside (0, 1]
+nic.dcqcn.initial_alpha_value=1024 | nic.dcqcn.initial_alpha_value | mlx5 10-bit
+nic.dcqcn.profile=mellanox | nic.dcqcn.profile | expected one of paper, nvidia
+nic.dcqcn.dce_tcp_rtt=0us | nic.dcqcn.dce_tcp_rtt | must be positive
+nic.dcqcn.rpg_time_reset="55" | nic.dcqcn.rpg_time_reset | no unit
+nic.dcqcn.clamp_tgt_rate=1 | nic.dcqcn.clamp_tgt_rate | expected true or false
+nic.rcm.recovery_time=off ; nic.rcm.recovery_bytes=off | nic.rcm | never recover
+nic.rcm.step=rtt | nic.rcm.step | unknown value `rtt`
+nic.rcm.max_level=0 | nic.rcm.max_level | out of range
+nic.rcm.recovery_bytes=0 | nic.rcm.recovery_bytes | must be positive
+nic.hpcc.etaa=0.9 | nic.hpcc.etaa | did you mean `eta`?
+nic.hpcc.t=0us | nic.hpcc.t | must be positive
+nic.hpcc.eta=1.5 | nic.hpcc.eta | 1.5 is outside (0, 1]
+nic.timely.t_low=600us | nic.timely.t_low | t_low (600us) must be below t_high (500us)
+nic.timely.update=rrt | nic.timely.update | did you mean `rtt`?
+nic.timely.hai_after=0 | nic.timely.hai_after | out of range
+nic.dctcp.alpha_init=1.5 | nic.dctcp.alpha_init | outside [0, 1]
+nic.dctcp=3 | nic.dctcp | expected a table, found integer 3
+nic.host.S1.mtu=1024 | nic.host.S1 | is a switch, not a host
+nic.host.R.host.A.mtu=1024 | nic.host.R.host | unknown key
+nic.host.R.rx.buffer=100KB | nic.host.R.rx.buffer | XOFF (128KB) is above the RX buffer
+switch.role.tor.latency=1us | switch.role.tor | no switch has role `tor`
+switch.role.swich.latency=1us | switch.role.swich | did you mean `switch`?
+switch.name.R.latency=1us | switch.name.R | is a host, not a switch
+switch.name.S2.role.x=1 | switch.name.S2.role | unknown key
+switch.buffer_mode=static ; switch.name.S1.lossless.xon=300KB | switch.name.S1.lossless.xon | XON (300KB) is above XOFF (180KB)
+switch.pfc_watchdog.action=dorp | switch.pfc_watchdog.action | did you mean `drop`?
+switch.pfc_watchdog.poll_interval=0us | switch.pfc_watchdog.poll_interval | positive
+switch.cable_length=5 parsecs | switch.cable_length | invalid length
+switch.scheduler={ 3 = { dwr = 5 } } | switch.scheduler.3.dwr | unknown key
+switch.scheduler={ 9 = "strict" } | switch.scheduler.9 | not a number in 0..=7
+switch.lossless.headroom=-0.5 | switch.lossless.headroom | must be positive
+switch.buffer_size=0 | switch.buffer_size | must be positive
+switch.ecn=3 | switch.ecn | or "off"
+topology.kind=leafspine | topology.kind | did you mean `leaf_spine`?
+fault[1].every=0 | fault[1].every | out of range
+fault[1].probability=0.5 | fault[1].probability | not both
+fault[1].from=A | fault[1].from | `A` is not an end of the link
+fault[0].until=1ms | fault[0].until | is not after `at`
+fault[0].kind=link_down | fault[0].host | unknown key
+fault[2].kind=route_override ; fault[2].switch=S1 ; fault[2].dst=R ; fault[2].via=R | fault[2].via | `R` is not a neighbour of `S1`
+fault[2].kind=mac_age_out ; fault[2].switch=S2 ; fault[2].host=Q | fault[2].host | unknown host `Q`
+workload[0].kind=pingmesh | workload[0].kind | not supported yet
+workload[0].kind=incast ; workload[0].senders=all ; workload[0].receiver=R ; workload[0].size=1MB ; workload[0].count=2 | workload[0].count | needs `repeat`
+workload[0].kind=poisson ; workload[0].cdf=websearh ; workload[0].load=0.5 | workload[0].cdf | did you mean `websearch`?
+workload[0].kind=poisson ; workload[0].cdf=websearch ; workload[0].load=1.5 | workload[0].load | (0, 1]
+workload[0].kind=permutation ; workload[0].hosts=A | workload[0].hosts | at least two hosts
+workload[0].kind=all_to_all ; workload[0].seed=3 | workload[0].seed | unknown key
+workload[0].kind=storage_read ; workload[0].client=R ; workload[0].targets=R ; workload[0].count=1 | workload[0].targets | no target other than the client
+workload[0].kind=trace ; workload[0].file=missing.csv | workload[0].file | cannot read trace
+workload[0].kind=incast ; workload[0].senders=all | workload[0].receiver | missing required key
+flow[1].name=b-to-r ; flow[0].name=b-to-r | flow[1].name | already named
+"#;
 
 /// The parking lot with one (valid) workload, for the `workload[0]` cases to change.
 fn with_workload() -> String {
@@ -294,11 +71,13 @@ fn with_workload() -> String {
 fn errors_name_their_key() {
     let text = with_workload();
     assert!(load_pl(&text, &[]).is_ok());
-    for (sets, key, words) in ERRORS {
-        let e = load_pl(&text, sets)
+    for case in ERRORS.lines().filter(|l| !l.is_empty()) {
+        let [sets, key, words] = [0, 1, 2].map(|i| case.split(" | ").nth(i).unwrap_or(""));
+        let sets: Vec<&str> = sets.split(" ; ").collect();
+        let e = load_pl(&text, &sets)
             .err()
             .unwrap_or_else(|| panic!("{sets:?}: no error"));
-        let found = e.iter().find(|x| x.key == *key);
+        let found = e.iter().find(|x| x.key == key);
         let found = found.unwrap_or_else(|| panic!("{sets:?}: no error at `{key}` in:\n{e}"));
         assert!(
             found.message.contains(words),
