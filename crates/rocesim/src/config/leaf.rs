@@ -71,10 +71,16 @@ fn word_or(word: &str, s: serde_json::Value) -> serde_json::Value {
 }
 
 leaf!(/// A time with a unit (`"1us"`); a bare number is an error.
-    TimeV -> Time, "time", string_schema("time"), |c, v, k| c.time(v, k));
+TimeV -> Time, "time", string_schema("time"), |c, v, k| match v {
+    Value::String(s) => Time::parse(s).map_err(|e| c.err(k, format!("invalid time: {e}"))).ok(),
+    _ => {
+        c.expected(k, "a time like \"1us\"", v);
+        None
+    }
+});
 leaf!(/// A time above zero.
 PosTime -> Time, "time > 0", string_schema("time"), |c, v, k| {
-    let t = c.time(v, k)?;
+    let t = TimeV::read(c, v, k)?;
     if t == Time::ZERO {
         c.err(k, "must be positive");
         return None;
@@ -82,27 +88,52 @@ PosTime -> Time, "time > 0", string_schema("time"), |c, v, k| {
     Some(t)
 });
 leaf!(/// A time or `"off"` (→ `None`).
-    TimeOff -> Option<Time>, "time \\| `\"off\"`", word_or("off", string_schema("time")),
-    |c, v, k| c.time_or_off(v, k));
+TimeOff -> Option<Time>, "time \\| `\"off\"`", word_or("off", string_schema("time")),
+|c, v, k| match v {
+    Value::String(s) if s == "off" => Some(None),
+    Value::Boolean(false) => Some(None),
+    Value::String(_) => TimeV::read(c, v, k).map(Some),
+    _ => {
+        c.expected(k, "a time like \"1us\" or \"off\"", v);
+        None
+    }
+});
 leaf!(/// A time or `"auto"` (→ `None`).
 TimeAuto -> Option<Time>, "time \\| `\"auto\"`", word_or("auto", string_schema("time")),
 |c, v, k| match v {
     Value::String(s) if s == "auto" => Some(None),
-    Value::String(_) => c.time(v, k).map(Some),
+    Value::String(_) => TimeV::read(c, v, k).map(Some),
     _ => {
         c.expected(k, "a time like \"12us\" or \"auto\"", v);
         None
     }
 });
 leaf!(/// A size: a string with a unit (`"2KB"`, `"2KiB"`) or integer bytes.
-    Size -> Bytes, "size", size_schema(), |c, v, k| c.size(v, k));
+Size -> Bytes, "size", size_schema(), |c, v, k| match v {
+    Value::String(s) => Bytes::parse(s).map_err(|e| c.err(k, format!("invalid size: {e}"))).ok(),
+    Value::Integer(i) if *i >= 0 => Some(Bytes(*i as u64)),
+    Value::Integer(i) => {
+        c.err(k, format!("a size cannot be negative, found {i}"));
+        None
+    }
+    _ => {
+        c.expected(k, "a size like \"2KB\" or a number of bytes", v);
+        None
+    }
+});
 leaf!(/// A rate with a unit (`"40Gbps"`).
-    RateV -> Rate, "rate", string_schema("rate"), |c, v, k| c.rate(v, k));
+RateV -> Rate, "rate", string_schema("rate"), |c, v, k| match v {
+    Value::String(s) => Rate::parse(s).map_err(|e| c.err(k, format!("invalid rate: {e}"))).ok(),
+    _ => {
+        c.expected(k, "a rate like \"40Gbps\"", v);
+        None
+    }
+});
 leaf!(/// A rate or `"line"` (→ `None`).
 RateLine -> Option<Rate>, "`\"line\"` \\| rate", word_or("line", string_schema("rate")),
 |c, v, k| match v {
     Value::String(s) if s == "line" => Some(None),
-    _ => c.rate(v, k).map(Some),
+    _ => RateV::read(c, v, k).map(Some),
 });
 leaf!(/// `true` or `false`.
     Bool -> bool, "bool", json!({ "type": "boolean" }), |c, v, k| c.boolean(v, k));
@@ -111,15 +142,33 @@ leaf!(/// A string.
 leaf!(/// Any table (accepted, not interpreted).
     AnyTable -> (), "table", json!({ "type": "object" }), |c, v, k| c.table(v, k).map(|_| ()));
 leaf!(/// A number (integer or float).
-    Num -> f64, "number", json!({ "type": "number" }), |c, v, k| c.number(v, k));
+Num -> f64, "number", json!({ "type": "number" }), |c, v, k| match v {
+    Value::Float(f) if f.is_finite() => Some(*f),
+    Value::Float(f) => {
+        c.err(k, format!("expected a finite number, found {f}"));
+        None
+    }
+    Value::Integer(i) => Some(*i as f64),
+    _ => {
+        c.expected(k, "a number", v);
+        None
+    }
+});
 leaf!(/// A probability in [0, 1].
-    Prob -> f64, "number in [0, 1]", json!({ "type": "number", "minimum": 0, "maximum": 1 }),
-    |c, v, k| c.probability(v, k));
+Prob -> f64, "number in [0, 1]", json!({ "type": "number", "minimum": 0, "maximum": 1 }),
+|c, v, k| {
+    let p = Num::read(c, v, k)?;
+    if !(0.0..=1.0).contains(&p) {
+        c.err(k, format!("{p} is outside [0, 1]"));
+        return None;
+    }
+    Some(p)
+});
 leaf!(/// A gain in (0, 1].
 Gain -> f64, "number in (0, 1]",
 json!({ "type": "number", "exclusiveMinimum": 0, "maximum": 1 }),
 |c, v, k| {
-    let x = c.number(v, k)?;
+    let x = Num::read(c, v, k)?;
     if !(x > 0.0 && x <= 1.0) {
         c.err(k, format!("{x} is outside (0, 1]"));
         return None;
@@ -127,15 +176,35 @@ json!({ "type": "number", "exclusiveMinimum": 0, "maximum": 1 }),
     Some(x)
 });
 leaf!(/// A DSCP value, 0–63.
-    Dscp -> u8, "DSCP", json!({ "type": "integer", "minimum": 0, "maximum": 63 }),
-    |c, v, k| c.dscp(v, k));
+Dscp -> u8, "DSCP", json!({ "type": "integer", "minimum": 0, "maximum": 63 }),
+|c, v, k| match v {
+    Value::Integer(i) if *i > 63 => {
+        c.err(k, format!("DSCP {i} is above 63"));
+        None
+    }
+    _ => c.int(v, k, 0, 63).map(|x| x as u8),
+});
 leaf!(/// A traffic class, queue or priority, 0–7.
-    Tc -> u8, "TC", json!({ "type": "integer", "minimum": 0, "maximum": 7 }),
-    |c, v, k| c.tc(v, k));
+Tc -> u8, "TC", json!({ "type": "integer", "minimum": 0, "maximum": 7 }),
+|c, v, k| match v {
+    Value::Integer(i) if *i > 7 => {
+        c.err(k, format!("traffic class {i} is above 7"));
+        None
+    }
+    _ => c.int(v, k, 0, 7).map(|x| x as u8),
+});
 leaf!(/// A list of traffic classes, read as a bitmask.
-    TcList -> u8, "list of TCs",
-    json!({ "type": "array", "items": { "type": "integer", "minimum": 0, "maximum": 7 } }),
-    |c, v, k| c.tc_mask(v, k));
+TcList -> u8, "list of TCs",
+json!({ "type": "array", "items": { "type": "integer", "minimum": 0, "maximum": 7 } }),
+|c, v, k| {
+    let Value::Array(a) = v else {
+        c.expected(k, "a list of traffic classes like [3, 4]", v);
+        return None;
+    };
+    let tcs: Vec<Option<u8>> =
+        a.iter().enumerate().map(|(i, x)| Tc::read(c, x, &idx(k, i))).collect();
+    tcs.into_iter().try_fold(0u8, |m, t| Some(m | 1 << t?))
+});
 
 /// An integer in `LO..=HI`.
 pub struct Int<const LO: i64, const HI: i64>;
@@ -168,7 +237,7 @@ HeadroomV -> Headroom, "`\"auto\"` \\| size \\| float",
 json!({ "oneOf": [ { "const": "auto" }, size_schema(), { "type": "number" } ] }),
 |c, v, k| match v {
     Value::String(s) if s == "auto" => Some(Headroom::Auto),
-    Value::String(_) | Value::Integer(_) => c.size(v, k).map(Headroom::Fixed),
+    Value::String(_) | Value::Integer(_) => Size::read(c, v, k).map(Headroom::Fixed),
     Value::Float(f) if f.is_finite() && *f > 0.0 => Some(Headroom::AutoScaled(*f)),
     Value::Float(f) => {
         c.err(k, format!("a headroom multiple must be positive, found {f}"));
@@ -184,7 +253,7 @@ leaf!(/// A cable length: `"5m"`, `"2km"`, `"30cm"` or a number of metres.
 Length -> f64, "length", json!({ "oneOf": [ string_schema("length"), { "type": "number" } ] }),
 |c, v, k| {
     let m = match v {
-        Value::Integer(_) | Value::Float(_) => c.number(v, k)?,
+        Value::Integer(_) | Value::Float(_) => Num::read(c, v, k)?,
         Value::String(s) => metres(c, s.trim(), k)?,
         _ => {
             c.expected(k, "a length like \"5m\"", v);
@@ -225,7 +294,7 @@ leaf!(/// A flow size: `"inf"` (→ `None`, long-lived) or a size above zero.
 FlowSize -> Option<u64>, "`\"inf\"` \\| size > 0", word_or("inf", size_schema()),
 |c, v, k| match v {
     Value::String(s) if s == "inf" => Some(None),
-    _ => match c.size(v, k)? {
+    _ => match Size::read(c, v, k)? {
         b if b.0 == 0 => {
             c.err(k, "a flow size must be positive (or \"inf\")");
             None
@@ -312,20 +381,28 @@ DscpMap -> [u8; 64], "table DSCP → TC",
 map_schema(json!({ "type": "integer", "minimum": 0, "maximum": 7 })),
 |c, v, k| {
     let mut map = [0u8; 64];
+        let mut ok = true;
     for (d, val, full) in int_keyed(c, v, k, 63, "\"26\" = 3")? {
-        map[d as usize] = c.tc(val, &full)?;
+        match Tc::read(c, val, &full) {
+            Some(t) => map[d as usize] = t,
+            None => ok = false,
+        }
     }
-    Some(map)
+    ok.then_some(map)
 });
 leaf!(/// Traffic class → egress queue; unmapped TCs keep their own number.
 TcMap -> [u8; 8], "table TC → queue",
 map_schema(json!({ "type": "integer", "minimum": 0, "maximum": 7 })),
 |c, v, k| {
     let mut map = [0, 1, 2, 3, 4, 5, 6, 7];
+        let mut ok = true;
     for (tc, val, full) in int_keyed(c, v, k, 7, "\"3\" = 3")? {
-        map[tc as usize] = c.tc(val, &full)?;
+        match Tc::read(c, val, &full) {
+            Some(t) => map[tc as usize] = t,
+            None => ok = false,
+        }
     }
-    Some(map)
+    ok.then_some(map)
 });
 leaf!(/// Queue → `"strict"` or `{ dwrr = weight }`, for the queues named.
 Scheduler -> Vec<(u8, QueueSched)>, "table queue → `\"strict\"` \\| `{ dwrr = weight }`",
@@ -434,7 +511,7 @@ SizeOff -> Option<u64>, "size > 0 \\| `\"off\"`", word_or("off", size_schema()),
 |c, v, k| match v {
     Value::String(s) if s == "off" => Some(None),
     Value::Boolean(false) => Some(None),
-    _ => match c.size(v, k)? {
+    _ => match Size::read(c, v, k)? {
         b if b.0 == 0 => {
             c.err(k, "must be positive (or \"off\")");
             None
@@ -483,4 +560,44 @@ pub fn kinds_schema(kinds: &[(&str, &[super::declare::KeyDoc])]) -> serde_json::
         json!({ "type": "object", "properties": props, "additionalProperties": false })
     };
     json!({ "oneOf": kinds.iter().map(|(_, keys)| one(keys)).collect::<Vec<_>>() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn type_errors_say_what_was_expected() {
+        let mut c = Ctx::new("x.toml");
+        assert_eq!(
+            TimeV::read(&mut c, &Value::Integer(5), "sim.duration"),
+            None
+        );
+        assert_eq!(
+            c.errors[0].message,
+            "expected a time like \"1us\", found integer 5"
+        );
+        assert_eq!(Size::read(&mut c, &Value::Integer(-3), "a"), None);
+        assert_eq!(Int::<0, 10>::read(&mut c, &Value::Float(2.5), "b"), None);
+        assert!(
+            c.errors[2].message.contains("found float 2.5"),
+            "{}",
+            c.errors[2].message
+        );
+        assert_eq!(Dscp::read(&mut c, &Value::Integer(64), "d"), None);
+        assert_eq!(Tc::read(&mut c, &Value::Integer(8), "t"), None);
+        assert_eq!(Prob::read(&mut c, &Value::Float(1.5), "p"), None);
+        assert_eq!(c.errors.len(), 6);
+        let tcs = Value::Array(vec![Value::Integer(3), Value::Integer(4)]);
+        assert_eq!(TcList::read(&mut c, &tcs, "q"), Some(0b11000));
+        assert_eq!(
+            Size::read(&mut c, &Value::String("2KiB".into()), "s"),
+            Some(Bytes(2048))
+        );
+        assert_eq!(
+            Length::read(&mut c, &Value::String("2km".into()), "l"),
+            Some(2000.0)
+        );
+        assert_eq!(c.errors.len(), 6);
+    }
 }
