@@ -61,13 +61,13 @@ fn string_schema(title: &str) -> serde_json::Value {
 }
 
 fn size_schema() -> serde_json::Value {
-    json!({ "title": "size", "oneOf": [
-        { "type": "string", "pattern": "^[0-9.]+ *[KMG]?i?B$" },
+    json!({ "title": "size", "anyOf": [
+        { "type": "string", "pattern": "^\\s*[0-9.]+\\s*(B|K|KB|kB|M|MB|G|GB|KiB|MiB|GiB)?\\s*$" },
         { "type": "integer", "minimum": 0 } ] })
 }
 
 fn word_or(word: &str, s: serde_json::Value) -> serde_json::Value {
-    json!({ "oneOf": [ { "const": word }, s ] })
+    json!({ "anyOf": [ { "const": word }, s ] })
 }
 
 leaf!(/// A time with a unit (`"1us"`); a bare number is an error.
@@ -234,7 +234,7 @@ pub type Pos32 = Int<1, { u32::MAX as i64 }>;
 
 leaf!(/// `"auto"`, a size (fixed bytes), or a float (that multiple of auto).
 HeadroomV -> Headroom, "`\"auto\"` \\| size \\| float",
-json!({ "oneOf": [ { "const": "auto" }, size_schema(), { "type": "number" } ] }),
+json!({ "anyOf": [ { "const": "auto" }, size_schema(), { "type": "number" } ] }),
 |c, v, k| match v {
     Value::String(s) if s == "auto" => Some(Headroom::Auto),
     Value::String(_) | Value::Integer(_) => Size::read(c, v, k).map(Headroom::Fixed),
@@ -250,7 +250,7 @@ json!({ "oneOf": [ { "const": "auto" }, size_schema(), { "type": "number" } ] })
 });
 
 leaf!(/// A cable length: `"5m"`, `"2km"`, `"30cm"` or a number of metres.
-Length -> f64, "length", json!({ "oneOf": [ string_schema("length"), { "type": "number" } ] }),
+Length -> f64, "length", json!({ "anyOf": [ string_schema("length"), { "type": "number" } ] }),
 |c, v, k| {
     let m = match v {
         Value::Integer(_) | Value::Float(_) => Num::read(c, v, k)?,
@@ -342,7 +342,7 @@ impl<const OPEN: bool, const KEEP: bool> Leaf for Mlx5<OPEN, KEEP> {
         let range = if OPEN { "(0, 1]" } else { "[0, 1]" };
         TypeDoc {
             name: format!("float in {range}, or integer 0–1023"),
-            schema: json!({ "oneOf": [ { "type": "number", "maximum": 1, "minimum": 0 },
+            schema: json!({ "anyOf": [ { "type": "number", "maximum": 1, "minimum": 0 },
                                        { "type": "integer", "minimum": 0, "maximum": 1023 } ] }),
         }
     }
@@ -406,7 +406,7 @@ map_schema(json!({ "type": "integer", "minimum": 0, "maximum": 7 })),
 });
 leaf!(/// Queue → `"strict"` or `{ dwrr = weight }`, for the queues named.
 Scheduler -> Vec<(u8, QueueSched)>, "table queue → `\"strict\"` \\| `{ dwrr = weight }`",
-map_schema(json!({ "oneOf": [ { "const": "strict" }, { "type": "object",
+map_schema(json!({ "anyOf": [ { "const": "strict" }, { "type": "object",
     "properties": { "dwrr": { "type": "integer", "minimum": 1 } },
     "required": ["dwrr"], "additionalProperties": false } ] })),
 |c, v, k| {
@@ -449,7 +449,7 @@ json!({ "type": "array", "items": { "type": "string", "minLength": 1 } }),
 });
 leaf!(/// A host selector (`"h3"`, `"all"`, `"tor2/*"`, `"pod1/*"`) or a list of them.
 Selector -> Vec<String>, "selector or list of selectors",
-json!({ "oneOf": [ { "type": "string" }, { "type": "array", "items": { "type": "string" } } ] }),
+json!({ "anyOf": [ { "type": "string" }, { "type": "array", "items": { "type": "string" } } ] }),
 |c, v, k| match v {
     Value::String(s) => Some(vec![s.clone()]),
     Value::Array(a) => a.iter().enumerate().map(|(i, x)| c.string(x, &idx(k, i))).collect(),
@@ -559,7 +559,7 @@ pub fn kinds_schema(kinds: &[(&str, &[super::declare::KeyDoc])]) -> serde_json::
             .collect();
         json!({ "type": "object", "properties": props, "additionalProperties": false })
     };
-    json!({ "oneOf": kinds.iter().map(|(_, keys)| one(keys)).collect::<Vec<_>>() })
+    json!({ "anyOf": kinds.iter().map(|(_, keys)| one(keys)).collect::<Vec<_>>() })
 }
 
 #[cfg(test)]

@@ -9,7 +9,7 @@ use super::declare::Leaf;
 use super::leaf::{
     choice, AnyTable, Dscp, DscpMap, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
 };
-use super::overlay::{Named, Origins};
+use super::overlay::{Layered, Named, Origins};
 use super::suggest;
 use crate::fabric::params::SwitchParams;
 use crate::nic::params::{CcKind, NicParams, TransportKind};
@@ -82,7 +82,7 @@ table! {
         cache: AnyTable,
         /// `[nic.host.<host>]`: per-host tables of the same keys (not inside another one).
         /// Default: none.
-        host: Named,
+        host: Named<Nic>,
     }
 }
 
@@ -259,4 +259,8 @@ pub fn resolve(ctx: &mut Ctx, t: &Nic, sw: &SwitchParams, topo: Option<&Topology
         (ctx.count() == before).then_some(v)
     });
     Nics { per_host, max_mtu }
+}
+
+impl Layered for Nic {
+    const SCHEMA: &'static str = "#/properties/nic";
 }

@@ -11,11 +11,17 @@ use toml::Value;
 use super::check::{at, Ctx};
 use super::declare::{Leaf, SubTable, TypeDoc, V};
 
-/// A table of named override tables (`role`, `name`, `host`): each entry's name, its dotted
-/// key and its (unchecked) value.
-pub struct Named;
-impl SubTable for Named {}
-impl Leaf for Named {
+/// A declared table that named override tables repeat (`[switch]`, `[nic]`).
+pub trait Layered {
+    /// JSON pointer to its schema in the scenario schema.
+    const SCHEMA: &'static str;
+}
+
+/// A table of named override tables of `T`'s keys (`role`, `name`, `host`): each entry's
+/// name, its dotted key and its (unchecked) value.
+pub struct Named<T>(std::marker::PhantomData<T>);
+impl<T> SubTable for Named<T> {}
+impl<T: Layered> Leaf for Named<T> {
     type Out = Vec<(String, String, Value)>;
     fn read(c: &mut Ctx, v: &Value, k: &str) -> Option<Self::Out> {
         let t = c.table(v, k)?;
@@ -28,7 +34,7 @@ impl Leaf for Named {
     fn doc() -> TypeDoc {
         TypeDoc {
             name: "tables by name".into(),
-            schema: json!({ "type": "object", "additionalProperties": { "type": "object" } }),
+            schema: json!({ "type": "object", "additionalProperties": { "$ref": T::SCHEMA } }),
         }
     }
 }

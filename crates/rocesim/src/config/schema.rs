@@ -196,7 +196,7 @@ mod tests {
             "{headroom}"
         );
         assert_eq!(s["properties"]["nic"]["properties"]["mtu"]["maximum"], 9000);
-        let kinds = s["properties"]["workload"]["items"]["oneOf"]
+        let kinds = s["properties"]["workload"]["items"]["anyOf"]
             .as_array()
             .unwrap();
         assert_eq!(kinds.len(), 6);

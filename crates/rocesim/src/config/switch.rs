@@ -12,7 +12,7 @@ use super::leaf::{
     choice, Bool, DscpMap, HeadroomV, Int, Length, Prob, Scheduler, Size, TcList, TcMap, TimeAuto,
     TimeV,
 };
-use super::overlay::{Named, Origins};
+use super::overlay::{Layered, Named, Origins};
 use crate::fabric::params::{
     BufferMode, Detection, EcnParams, MarkOn, SwitchParams, WatchdogAction, WatchdogParams,
 };
@@ -79,9 +79,9 @@ table! {
         drop_lossless_on_incomplete_arp: Bool,
         /// `[switch.role.<role>]` tables (roles: tor, leaf, spine, edge, agg, core, switch;
         /// the role must exist in the topology). Default: none.
-        role: Named,
+        role: Named<Switch>,
         /// `[switch.name.<switch>]` tables. Default: none.
-        name: Named,
+        name: Named<Switch>,
     }
 }
 
@@ -184,7 +184,7 @@ impl Leaf for EcnV {
     fn doc() -> TypeDoc {
         TypeDoc {
             name: "table \\| `\"off\"`".into(),
-            schema: json!({ "oneOf": [ { "const": "off" }, Ecn::doc().schema ] }),
+            schema: json!({ "anyOf": [ { "const": "off" }, Ecn::doc().schema ] }),
         }
     }
 }
@@ -445,4 +445,8 @@ pub fn resolve(
         }
     }
     (ctx.count() == before).then_some(out)
+}
+
+impl Layered for Switch {
+    const SCHEMA: &'static str = "#/properties/switch";
 }

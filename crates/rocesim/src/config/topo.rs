@@ -198,7 +198,7 @@ impl Leaf for Links {
     fn doc() -> TypeDoc {
         TypeDoc {
             name: "list".into(),
-            schema: json!({ "type": "array", "items": { "oneOf": [
+            schema: json!({ "type": "array", "items": { "anyOf": [
                 { "type": "array", "items": { "type": "string" }, "minItems": 2, "maxItems": 2 },
                 LinkEntry::doc().schema ] } }),
         }
