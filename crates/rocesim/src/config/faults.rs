@@ -5,7 +5,8 @@ use toml::Value;
 
 use super::check::{at, idx, Ctx};
 use super::declare::{KeyDoc, Leaf, Table, V};
-use super::leaf::{choice, kinds_schema, Int, Items, NodePair, Prob, Str, TimeV};
+use super::leaf::{choice, Int, Prob, Str, TimeV};
+use super::lists::{kinds_schema, Items, NodePair};
 use super::suggest;
 use crate::faults::{FaultKind, FaultSpec};
 use crate::table;

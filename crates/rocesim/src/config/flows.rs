@@ -6,7 +6,8 @@ use std::path::Path;
 
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Leaf, Table, V};
-use super::leaf::{choice, Dscp, FlowSize, Int, Items, RateV, Str, TimeV};
+use super::leaf::{choice, Dscp, FlowSize, Int, RateV, Str, TimeV};
+use super::lists::Items;
 use super::suggest;
 use super::workload;
 use crate::nic::params::NicParams;

@@ -16,6 +16,7 @@ pub mod error;
 pub mod faults;
 pub mod flows;
 pub mod leaf;
+pub mod lists;
 pub mod nic;
 pub mod overlay;
 pub mod overrides;
@@ -34,7 +35,7 @@ pub use scenario::{OutputParams, Scenario, SimParams, TableFormat};
 
 use check::Ctx;
 use declare::Leaf;
-use leaf::Tables;
+use lists::Tables;
 
 /// The declared tables, by section (for the schema and the docs).
 pub mod sections {

@@ -7,8 +7,9 @@ use super::cc::{self, Dcqcn, Dctcp, Hpcc, Rcm, Timely};
 use super::check::{fmt_bytes, Ctx};
 use super::declare::Leaf;
 use super::leaf::{
-    choice, AnyTable, Dscp, DscpMap, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
+    choice, AnyTable, Dscp, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
 };
+use super::lists::DscpMap;
 use super::overlay::{Layered, Named, Origins};
 use super::suggest;
 use crate::fabric::params::SwitchParams;

@@ -8,10 +8,8 @@ use toml::Value;
 
 use super::check::Ctx;
 use super::declare::{Leaf, SubTable, Table, TypeDoc};
-use super::leaf::{
-    choice, Bool, DscpMap, HeadroomV, Int, Length, Prob, Scheduler, Size, TcList, TcMap, TimeAuto,
-    TimeV,
-};
+use super::leaf::{choice, Bool, HeadroomV, Int, Length, Prob, Size, TcList, TimeAuto, TimeV};
+use super::lists::{DscpMap, Scheduler, TcMap};
 use super::overlay::{Layered, Named, Origins};
 use crate::fabric::params::{
     BufferMode, Detection, EcnParams, MarkOn, SwitchParams, WatchdogAction, WatchdogParams,

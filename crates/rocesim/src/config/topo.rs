@@ -6,7 +6,8 @@ use toml::Value;
 
 use super::check::{idx, Ctx};
 use super::declare::{KeyDoc, Leaf, SubTable, Table, TypeDoc, V};
-use super::leaf::{choice, Int, Names, RateV, Str, TimeV};
+use super::leaf::{choice, Int, RateV, Str, TimeV};
+use super::lists::Names;
 use crate::table;
 use crate::topology::{self, ExplicitLink, LinkClass, Topology, TopologyDef};
 use crate::units::{Rate, Time};
@@ -174,7 +175,7 @@ impl Leaf for TopologyV {
     fn doc() -> TypeDoc {
         TypeDoc {
             name: "table".into(),
-            schema: super::leaf::kinds_schema(KINDS),
+            schema: super::lists::kinds_schema(KINDS),
         }
     }
 }

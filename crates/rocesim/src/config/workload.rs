@@ -6,10 +6,8 @@ use toml::Value;
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Leaf, Table, V};
 use super::flows::Env;
-use super::leaf::{
-    choice, kinds_schema, Dscp, FlowSize, Int, Items, Num, PodPair, Pos32, Selector, Size, Str,
-    TimeV,
-};
+use super::leaf::{choice, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
+use super::lists::{kinds_schema, Items, PodPair, Selector};
 use super::suggest;
 use crate::table;
 use crate::traffic::cdf::{Cdf, Sampling};
