@@ -708,3 +708,31 @@ fn schema_declares_every_key_of_the_shipped_scenarios() {
         "{md}"
     );
 }
+
+#[test]
+fn errors_repeated_over_many_switches_collapse_into_one_line() {
+    let o = rocesim(&[
+        "lint",
+        "scenarios/topo-fat-tree.toml",
+        "--set",
+        "topology.k=40",
+        "--set",
+        "switch.buffer_size=100KB",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].contains("switch.buffer_size: switch `edge0`"),
+        "{err}"
+    );
+    assert!(
+        lines[0].contains("(and 1999 more like it: `edge1`, `edge2`, `edge3`, ...)"),
+        "{err}"
+    );
+    assert!(
+        lines[1].ends_with("2000 error(s); nothing was run"),
+        "{err}"
+    );
+}

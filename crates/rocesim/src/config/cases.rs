@@ -7,6 +7,37 @@ use crate::units::{Bytes, Rate, Time};
 
 /// One case a line: `overrides (separated by " ; ") | key | words of its error message`.
 const ERRORS: &str = r#"
+sim.duration=5 | sim.duration | expected a time like "1us", found integer 5
+sim.warmup=60ms | sim.warmup | is not before the end of the run
+sim.seed=-3 | sim.seed | expected a non-negative integer, found -3
+switch.buffer_size=12 parsecs | switch.buffer_size | invalid size
+switch.dscp_to_tc={ 70 = 3 } | switch.dscp_to_tc.70 | not a number in 0..=63
+switch.dscp_to_tc={ 26 = 9 } | switch.dscp_to_tc.26 | traffic class 9 is above 7
+switch.lossless.headroom=100 | switch.lossless.headroom | smaller than one frame
+switch.ecn.pmax=1.5 | switch.ecn.pmax | 1.5 is outside [0, 1]
+switch.ecn.kmin=300KB | switch.ecn.kmin | kmin (300KB) is above kmax (200KB)
+switch.congestion_detection=rcm_2 | switch.congestion_detection | unknown value `rcm_2`
+switch.name.S9.latency=1us | switch.name.S9 | unknown switch `S9`
+nic.mtu=10000 | nic.mtu | out of range
+nic.mtu=32 | nic.mtu | out of range
+nic.ack_every=0 | nic.ack_every | out of range
+nic.dscp=64 | nic.dscp | DSCP 64 is above 63
+nic.transport=irn | nic.transport | not supported yet
+nic.cc=dcqnc | nic.cc | did you mean `dcqcn`?
+nic.rx.xon=200KB | nic.rx.xon | XON (200KB) is above XOFF (128KB)
+nic.rx.xoff=300KB | nic.rx.xoff | XOFF (300KB) is above the RX buffer (256KB)
+nic.host.Z.mtu=1024 | nic.host.Z | unknown host `Z`
+flow[0].src=Q | flow[0].src | unknown host `Q`
+flow[0].dst=A | flow[0].dst | cannot go from `A` to itself
+flow[0].size=-1 | flow[0].size | cannot be negative
+flow[0].kind=tcp | flow[0].kind | not supported yet
+fault[0].at=70ms | fault[0].at | after the end of the run
+fault[0].host=RR | fault[0].host | unknown host `RR`
+fault[1].link=["A", "R"] | fault[1].link | there is no link between `A` and `R`
+output.format=xml | output.format | unknown value `xml`
+output.throughput_interval=5 | output.throughput_interval | expected a time like "1us" or "off"
+topology.link.rate=40 | topology.link.rate | expected a rate like
+topology.links[0][1]=S9 | topology | 
 nic.dcqcn.rpg_time_rest=55us | nic.dcqcn.rpg_time_rest | did you mean `rpg_time_reset`?
 nic.dcqcn.dce_tcp_g=1.5 | nic.dcqcn.dce_tcp_g | outside (0, 1]
 nic.dcqcn.initial_alpha_value=1024 | nic.dcqcn.initial_alpha_value | mlx5 10-bit
@@ -72,11 +103,12 @@ fn errors_name_their_key() {
     let text = with_workload();
     assert!(load_pl(&text, &[]).is_ok());
     for case in ERRORS.lines().filter(|l| !l.is_empty()) {
-        let [sets, key, words] = [0, 1, 2].map(|i| case.split(" | ").nth(i).unwrap_or(""));
+        let [sets, key, words] = [0, 1, 2].map(|i| case.split(" |").nth(i).unwrap_or("").trim());
         let sets: Vec<&str> = sets.split(" ; ").collect();
         let e = load_pl(&text, &sets)
             .err()
             .unwrap_or_else(|| panic!("{sets:?}: no error"));
+        assert!(e.iter().all(|x| x.file == "parking-lot.toml"), "{e}");
         let found = e.iter().find(|x| x.key == key);
         let found = found.unwrap_or_else(|| panic!("{sets:?}: no error at `{key}` in:\n{e}"));
         assert!(
