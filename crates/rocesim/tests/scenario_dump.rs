@@ -1,6 +1,8 @@
 //! Debug dump of every shipped scenario as the config layer types it, for comparing two
 //! versions of the parser: `ROCESIM_DUMP_DIR=dir cargo test -p rocesim --test scenario_dump --
-//! --ignored` writes one `{:#?}` file per (scenario, overrides) case; diff two such directories.
+//! --ignored` writes one `{:#?}` file per (scenario, overrides) case (errors included); run it
+//! on the old and on the new code and `diff -r` the two directories. (Together with
+//! `scripts/compare_runs.sh`, which diffs the result files of two binaries.)
 
 use std::path::{Path, PathBuf};
 
