@@ -42,6 +42,20 @@ const VARIANTS: &[(&str, &[&str])] = &[
     ("scenarios/parking-lot.toml", &["switch.buffer_mode=static", "switch.lossless.xoff=100KB", "switch.lossless.xon=200KB", "nic.rx.xon=1MB", "nic.dcqcn.dce_tcp_g=2000", "nic.rcm.recovery_time=off", "nic.rcm.recovery_bytes=off"]),
     ("scenarios/topo-fat-tree.toml", &["topology.k=8", "switch.buffer_size=10KB"]),
     ("scenarios/parking-lot.toml", &["sim.duration", "a..b=1"]),
+    // More keys: every fault kind, workload kinds appended by --set, generated topologies.
+    ("scenarios/link-failure.toml", &["fault[1].kind=link_up", "fault[1].link=[\"spine0\", \"leaf0\"]", "fault[1].at=3ms", "fault[2].kind=loss", "fault[2].link=[\"leaf1\", \"spine1\"]", "fault[2].probability=0.01", "fault[2].from=spine1", "fault[2].until=4ms", "fault[3].kind=nic_rx_stall", "fault[3].host=h3", "fault[3].at=1ms", "fault[3].until=2ms", "fault[4].kind=route_override", "fault[4].switch=leaf0", "fault[4].dst=h7", "fault[4].via=spine1", "fault[5].kind=mac_age_out", "fault[5].switch=leaf1", "fault[5].host=h6"]),
+    ("scenarios/workload-poisson.toml", &["workload[0].generator=hpcc", "workload[0].seed=5", "workload[0].dscp=10", "workload[0].until=1ms", "workload[1].kind=all_to_all", "workload[1].size=10KB", "workload[1].hosts=[\"h0\", \"h5\", \"leaf3/*\"]", "workload[2].kind=permutation", "workload[2].seed=3", "workload[2].at=5us"]),
+    ("scenarios/two-podsets.toml", &["workload.0.servers_per_tor=2", "workload.0.connections=2", "workload.0.size=100KB"]),
+    ("scenarios/workload-storage-read.toml", &["workload.0.queue_depth=2", "workload.0.io_size=4KiB", "workload.0.at=10us"]),
+    ("scenarios/workload-incast.toml", &["workload[1].kind=incast", "workload[1].senders=[\"h1\", \"h2\"]", "workload[1].receiver=h3", "workload[1].size=inf", "workload[1].repeat=100us", "workload[1].until=1ms"]),
+    ("scenarios/topo-ring.toml", &["topology.switches=5", "switch.role.switch.ecn.kmin=10KB"]),
+    ("scenarios/topo-clos3.toml", &["switch.role.tor.buffer_size=4MB", "switch.role.spine.pfc_watchdog.enabled=true"]),
+    ("scenarios/topo-dumbbell.toml", &["topology.fabric_link={ rate = \"10Gbps\", delay = \"5us\" }"]),
+    ("scenarios/topo-star.toml", &["nic.host.h0.mtu=512", "nic.host.h1.rx={ rate = \"10Gbps\", xoff = \"64KB\", xon = \"32KB\" }"]),
+    ("scenarios/link-failure.toml", &["fault[1].kind=loss", "fault[1].link=[\"leaf0\", \"leaf1\"]", "fault[2].kind=mac_age_out", "fault[2].switch=leaf9", "fault[2].host=h99"]),
+    ("scenarios/workload-poisson.toml", &["workload[0].load=2", "workload[0].cdf=nope", "workload[1].kind=incast", "workload[1].size=0"]),
+    ("scenarios/topo-fat-tree.toml", &["topology.k=5", "topology.oversubscription=0", "topology.host_link.rate=fast"]),
+    ("scenarios/topo-ring.toml", &["topology.switches=2", "topology.hosts_per_switch=0"]),
 ];
 
 fn root() -> PathBuf {
