@@ -78,6 +78,16 @@ enum Cmd {
         #[arg(long)]
         resume: bool,
     },
+    /// Print the JSON Schema of scenario files (or, with --markdown, the key tables of
+    /// docs/scenario.md; with --update-doc FILE, rewrite FILE's generated key tables).
+    Schema {
+        /// Print the Markdown key tables instead.
+        #[arg(long)]
+        markdown: bool,
+        /// Regenerate the key tables between `<!-- keys:NAME -->` and `<!-- /keys -->`.
+        #[arg(long, value_name = "FILE", conflicts_with = "markdown")]
+        update_doc: Option<PathBuf>,
+    },
     /// Print the topology a scenario builds: nodes, links, and per-port headroom.
     Topo {
         /// The scenario file.
@@ -112,6 +122,10 @@ fn main() -> ExitCode {
             quiet,
             resume,
         } => sweep::sweep(&sweep, jobs, out, quiet, resume),
+        Cmd::Schema {
+            markdown,
+            update_doc,
+        } => schema(markdown, update_doc.as_deref()),
         Cmd::Lint { scenario, set } => match load(&scenario, &set) {
             Ok(sc) => match Sim::new(sc) {
                 Ok(_) => {
@@ -148,9 +162,40 @@ fn main() -> ExitCode {
     }
 }
 
+/// `rocesim schema`: the JSON Schema, the Markdown key tables, or a doc file regenerated.
+fn schema(markdown: bool, update_doc: Option<&Path>) -> ExitCode {
+    use config::schema;
+    if let Some(path) = update_doc {
+        let doc = match std::fs::read_to_string(path) {
+            Ok(d) => d,
+            Err(e) => {
+                eprintln!("error: cannot read {}: {e}", path.display());
+                return ExitCode::from(1);
+            }
+        };
+        let written = schema::update_doc(&doc).and_then(|new| {
+            std::fs::write(path, new).map_err(|e| format!("cannot write {}: {e}", path.display()))
+        });
+        return match written {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("error: {e}");
+                ExitCode::from(1)
+            }
+        };
+    }
+    if markdown {
+        print!("{}", schema::all_markdown());
+    } else {
+        println!("{}", schema::json_schema_text());
+    }
+    ExitCode::SUCCESS
+}
+
 fn load(path: &Path, set: &[String]) -> Result<config::Scenario, ExitCode> {
     config::load(path, set).map_err(|errs| {
-        for e in &errs.0 {
+        let lines: Vec<String> = errs.0.iter().map(ToString::to_string).collect();
+        for e in config::error::collapse(&lines) {
             eprintln!("error: {e}");
         }
         eprintln!(
@@ -163,7 +208,7 @@ fn load(path: &Path, set: &[String]) -> Result<config::Scenario, ExitCode> {
 }
 
 fn bad_scenario(path: &Path, errors: &[String]) -> ExitCode {
-    for e in errors {
+    for e in config::error::collapse(errors) {
         eprintln!("error: {}: {e}", path.display());
     }
     eprintln!(

@@ -618,3 +618,119 @@ fn deadlocks_are_warnings() {
         "{w:?}"
     );
 }
+
+/// Keys of `v` (at `path`) that `schema` (within `root`) does not declare.
+fn undeclared(
+    root: &serde_json::Value,
+    schema: &serde_json::Value,
+    v: &toml::Value,
+    path: &str,
+    out: &mut Vec<String>,
+) {
+    use serde_json::Value as J;
+    if let Some(J::String(r)) = schema.get("$ref") {
+        let target = root
+            .pointer(r.trim_start_matches('#'))
+            .expect("a $ref into the schema");
+        return undeclared(root, target, v, path, out);
+    }
+    let branches: Vec<&J> = match schema.get("anyOf") {
+        Some(J::Array(b)) => b.iter().collect(),
+        _ => vec![schema],
+    };
+    match v {
+        toml::Value::Table(t) => {
+            // The branch that declares the most of the table's keys (a kind, a link form).
+            let declared = |b: &J| {
+                t.keys()
+                    .filter(|k| b["properties"].get(k.as_str()).is_some())
+                    .count()
+            };
+            let Some(b) = branches.into_iter().max_by_key(|b| declared(b)) else {
+                return;
+            };
+            for (k, x) in t {
+                let key = format!("{path}.{k}");
+                match (
+                    b["properties"].get(k.as_str()),
+                    b.get("additionalProperties"),
+                ) {
+                    (Some(s), _) => undeclared(root, s, x, &key, out),
+                    (None, Some(J::Object(s))) => {
+                        undeclared(root, &J::Object(s.clone()), x, &key, out)
+                    }
+                    _ => out.push(key),
+                }
+            }
+        }
+        toml::Value::Array(a) => {
+            for (i, x) in a.iter().enumerate() {
+                if let Some(items) = branches.iter().find_map(|b| b.get("items")) {
+                    undeclared(root, items, x, &format!("{path}[{i}]"), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+#[test]
+fn schema_declares_every_key_of_the_shipped_scenarios() {
+    let o = rocesim(&["schema"]);
+    assert!(o.status.success());
+    let schema: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    assert_eq!(schema["additionalProperties"], false);
+    let mut missing = Vec::new();
+    for dir in ["scenarios", "benches"] {
+        for e in std::fs::read_dir(repo().join(dir)).unwrap() {
+            let p = e.unwrap().path();
+            if p.extension().is_some_and(|x| x == "toml") {
+                let t: toml::Table = std::fs::read_to_string(&p).unwrap().parse().unwrap();
+                let v = toml::Value::Table(t);
+                undeclared(&schema, &schema, &v, &p.display().to_string(), &mut missing);
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "keys the schema does not declare: {missing:?}"
+    );
+    let mut wrong = Vec::new();
+    let typo: toml::Table = "[sim]\nduraton = \"1ms\"".parse().unwrap();
+    undeclared(&schema, &schema, &toml::Value::Table(typo), "x", &mut wrong);
+    assert_eq!(wrong, ["x.sim.duraton"]);
+    let md = rocesim(&["schema", "--markdown"]);
+    let md = String::from_utf8_lossy(&md.stdout);
+    assert!(
+        md.contains("### switch.lossless") && md.contains("| `headroom` |"),
+        "{md}"
+    );
+}
+
+#[test]
+fn errors_repeated_over_many_switches_collapse_into_one_line() {
+    let o = rocesim(&[
+        "lint",
+        "scenarios/topo-fat-tree.toml",
+        "--set",
+        "topology.k=40",
+        "--set",
+        "switch.buffer_size=100KB",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    let lines: Vec<&str> = err.lines().collect();
+    assert_eq!(lines.len(), 2, "{err}");
+    assert!(
+        lines[0].contains("switch.buffer_size: switch `edge0`"),
+        "{err}"
+    );
+    assert!(
+        lines[0].contains("(and 1999 more like it: `edge1`, `edge2`, `edge3`, ...)"),
+        "{err}"
+    );
+    assert!(
+        lines[1].ends_with("2000 error(s); nothing was run"),
+        "{err}"
+    );
+}

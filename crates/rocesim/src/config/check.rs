@@ -11,7 +11,7 @@ use toml::{Table, Value};
 
 use super::error::ConfigError;
 use super::suggest;
-use crate::units::{Bytes, Rate, Time};
+use crate::units::Bytes;
 
 /// Accumulates errors for one scenario file.
 #[derive(Debug)]
@@ -104,60 +104,12 @@ impl Ctx {
     }
 
     /// Report every key of `t` that is not in `allowed`, with a suggestion.
-    pub fn keys(&mut self, t: &Table, path: &str, allowed: &[&str]) {
+    pub fn unknown(&mut self, t: &Table, path: &str, allowed: &[&str]) {
         for k in t.keys() {
             if !allowed.contains(&k.as_str()) {
                 let full = at(path, k);
                 let hint = suggest::hint(k, allowed.iter().copied());
                 self.err(full.clone(), format!("unknown key `{full}`{hint}"));
-            }
-        }
-    }
-
-    /// Read `t[key]` with `read`, if present.
-    pub fn opt<T>(
-        &mut self,
-        t: &Table,
-        path: &str,
-        key: &str,
-        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
-    ) -> Option<T> {
-        let v = t.get(key)?;
-        read(self, v, &at(path, key))
-    }
-
-    /// Read `t[key]` with `read`; `Some(default)` when absent, `None` when present but bad.
-    pub fn or<T>(
-        &mut self,
-        t: &Table,
-        path: &str,
-        key: &str,
-        default: T,
-        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
-    ) -> Option<T> {
-        match t.get(key) {
-            Some(v) => read(self, v, &at(path, key)),
-            None => Some(default),
-        }
-    }
-
-    /// Read `t[key]` with `read`; a missing key is an error.
-    pub fn req<T>(
-        &mut self,
-        t: &Table,
-        path: &str,
-        key: &str,
-        what: &str,
-        read: impl FnOnce(&mut Ctx, &Value, &str) -> Option<T>,
-    ) -> Option<T> {
-        match t.get(key) {
-            Some(v) => read(self, v, &at(path, key)),
-            None => {
-                self.err(
-                    at(path, key),
-                    format!("missing required key `{key}` ({what})"),
-                );
-                None
             }
         }
     }
@@ -235,150 +187,6 @@ impl Ctx {
         }
     }
 
-    /// An unsigned integer in `lo..=hi`.
-    pub fn uint(&mut self, v: &Value, key: &str, lo: u64, hi: u64) -> Option<u64> {
-        let hi = hi.min(i64::MAX as u64) as i64;
-        let lo = lo.min(i64::MAX as u64) as i64;
-        self.int(v, key, lo, hi).map(|i| i as u64)
-    }
-
-    /// A DSCP value (0..=63).
-    pub fn dscp(&mut self, v: &Value, key: &str) -> Option<u8> {
-        match v {
-            Value::Integer(i) if *i > 63 => {
-                self.err(key, format!("DSCP {i} is above 63"));
-                None
-            }
-            _ => self.uint(v, key, 0, 63).map(|x| x as u8),
-        }
-    }
-
-    /// A traffic class / priority / queue index (0..=7).
-    pub fn tc(&mut self, v: &Value, key: &str) -> Option<u8> {
-        match v {
-            Value::Integer(i) if *i > 7 => {
-                self.err(key, format!("traffic class {i} is above 7"));
-                None
-            }
-            _ => self.uint(v, key, 0, 7).map(|x| x as u8),
-        }
-    }
-
-    /// A list of traffic classes, as a bitmask.
-    pub fn tc_mask(&mut self, v: &Value, key: &str) -> Option<u8> {
-        let a = match v {
-            Value::Array(a) => a,
-            _ => {
-                self.expected(key, "a list of traffic classes like [3, 4]", v);
-                return None;
-            }
-        };
-        let mut mask = 0u8;
-        let mut ok = true;
-        for (i, x) in a.iter().enumerate() {
-            match self.tc(x, &idx(key, i)) {
-                Some(t) => mask |= 1 << t,
-                None => ok = false,
-            }
-        }
-        ok.then_some(mask)
-    }
-
-    /// A number (integer or float).
-    pub fn number(&mut self, v: &Value, key: &str) -> Option<f64> {
-        match v {
-            Value::Float(f) if f.is_finite() => Some(*f),
-            Value::Float(f) => {
-                self.err(key, format!("expected a finite number, found {f}"));
-                None
-            }
-            Value::Integer(i) => Some(*i as f64),
-            _ => {
-                self.expected(key, "a number", v);
-                None
-            }
-        }
-    }
-
-    /// A probability in [0, 1].
-    pub fn probability(&mut self, v: &Value, key: &str) -> Option<f64> {
-        let p = self.number(v, key)?;
-        if !(0.0..=1.0).contains(&p) {
-            self.err(key, format!("{p} is outside [0, 1]"));
-            return None;
-        }
-        Some(p)
-    }
-
-    /// A time string such as `"1us"`.
-    pub fn time(&mut self, v: &Value, key: &str) -> Option<Time> {
-        match v {
-            Value::String(s) => match Time::parse(s) {
-                Ok(t) => Some(t),
-                Err(e) => {
-                    self.err(key, format!("invalid time: {e}"));
-                    None
-                }
-            },
-            _ => {
-                self.expected(key, "a time like \"1us\"", v);
-                None
-            }
-        }
-    }
-
-    /// A time, or `off` (→ `Some(None)`).
-    pub fn time_or_off(&mut self, v: &Value, key: &str) -> Option<Option<Time>> {
-        match v {
-            Value::String(s) if s == "off" => Some(None),
-            Value::Boolean(false) => Some(None),
-            Value::String(_) => self.time(v, key).map(Some),
-            _ => {
-                self.expected(key, "a time like \"1us\" or \"off\"", v);
-                None
-            }
-        }
-    }
-
-    /// A size: a string with a unit (`"2KB"`, `"2KiB"`) or a plain integer of bytes.
-    pub fn size(&mut self, v: &Value, key: &str) -> Option<Bytes> {
-        match v {
-            Value::String(s) => match Bytes::parse(s) {
-                Ok(b) => Some(b),
-                Err(e) => {
-                    self.err(key, format!("invalid size: {e}"));
-                    None
-                }
-            },
-            Value::Integer(i) if *i >= 0 => Some(Bytes(*i as u64)),
-            Value::Integer(i) => {
-                self.err(key, format!("a size cannot be negative, found {i}"));
-                None
-            }
-            _ => {
-                self.expected(key, "a size like \"2KB\" or a number of bytes", v);
-                None
-            }
-        }
-    }
-
-    /// A rate string such as `"40Gbps"`.
-    pub fn rate(&mut self, v: &Value, key: &str) -> Option<Rate> {
-        match v {
-            Value::String(s) => match Rate::parse(s) {
-                Ok(r) => Some(r),
-                Err(e) => {
-                    self.err(key, format!("invalid rate: {e}"));
-                    None
-                }
-            },
-            _ => {
-                self.expected(key, "a rate like \"40Gbps\"", v);
-                None
-            }
-        }
-    }
-
     /// One of `choices` (a string); unknown values get a suggestion.
     pub fn choice(
         &mut self,
@@ -434,27 +242,6 @@ impl Ctx {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn type_errors_say_what_was_expected() {
-        let mut c = Ctx::new("x.toml");
-        assert_eq!(c.time(&Value::Integer(5), "sim.duration"), None);
-        assert_eq!(
-            c.errors[0].message,
-            "expected a time like \"1us\", found integer 5"
-        );
-        assert_eq!(c.size(&Value::Integer(-3), "a"), None);
-        assert_eq!(c.uint(&Value::Float(2.5), "b", 0, 10), None);
-        assert!(
-            c.errors[2].message.contains("found float 2.5"),
-            "{}",
-            c.errors[2].message
-        );
-        assert_eq!(c.dscp(&Value::Integer(64), "d"), None);
-        assert_eq!(c.tc(&Value::Integer(8), "t"), None);
-        assert_eq!(c.probability(&Value::Float(1.5), "p"), None);
-        assert_eq!(c.errors.len(), 6);
-    }
 
     #[test]
     fn duplicates_are_reported_once() {

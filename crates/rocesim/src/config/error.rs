@@ -70,6 +70,58 @@ impl<'a> IntoIterator for &'a ConfigErrors {
     }
 }
 
+/// How many names a collapsed line lists.
+const NAMES_SHOWN: usize = 3;
+
+/// The shape of `line`: what comes before its first backtick-quoted name (a switch, a host)
+/// as written, then the rest with its numbers blanked; and that name. Lines of one shape are
+/// errors of one kind about different elements.
+fn shape(line: &str) -> (String, Option<&str>) {
+    let mut parts = line.splitn(3, '`');
+    let (head, name, tail) = (parts.next().unwrap_or(""), parts.next(), parts.next());
+    let Some(tail) = tail else {
+        return (line.to_string(), None);
+    };
+    let mut blanked = String::new();
+    for c in tail.chars() {
+        if !c.is_ascii_digit() {
+            blanked.push(c);
+        } else if !blanked.ends_with('#') {
+            blanked.push('#');
+        }
+    }
+    (format!("{head}`*`{blanked}"), name)
+}
+
+/// Errors of one kind repeated over many switches or hosts (the same text but for the quoted
+/// name and the numbers after it) collapse into the first one, with how many more there are
+/// and their first names. Groups keep the order of their first line.
+pub fn collapse(lines: &[String]) -> Vec<String> {
+    let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
+    for (i, l) in lines.iter().enumerate() {
+        let key = shape(l).0;
+        match groups.iter_mut().find(|(k, _)| *k == key) {
+            Some((_, members)) => members.push(i),
+            None => groups.push((key, vec![i])),
+        }
+    }
+    let mut out = Vec::new();
+    for (_, members) in groups {
+        if members.len() <= NAMES_SHOWN {
+            out.extend(members.iter().map(|&i| lines[i].clone()));
+            continue;
+        }
+        let names = members[1..].iter().filter_map(|&i| shape(&lines[i]).1);
+        let listed: Vec<String> = names.take(NAMES_SHOWN).map(|n| format!("`{n}`")).collect();
+        let (first, more) = (&lines[members[0]], members.len() - 1);
+        out.push(format!(
+            "{first} (and {more} more like it: {}, ...)",
+            listed.join(", ")
+        ));
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -93,5 +145,32 @@ mod tests {
             "parking-lot.toml: switch.lossless.xon: XON (200KB) is above XOFF (180KB)\np.toml: bad"
         );
         let _: &dyn std::error::Error = &e;
+    }
+
+    #[test]
+    fn repeated_errors_collapse() {
+        let mut lines: Vec<String> = (0..2000)
+            .map(|i| {
+                format!(
+                    "switch.buffer_size: switch `edge{i}`: headroom {} B exceeds",
+                    100 + i
+                )
+            })
+            .collect();
+        lines.insert(1, "sim.duration: bad".to_string());
+        for i in 0..5 {
+            lines.push(format!("flow[{i}].src: unknown host `Q{i}`"));
+        }
+        let c = collapse(&lines);
+        assert_eq!(c.len(), 7, "{c:?}");
+        assert_eq!(
+            c[0],
+            "switch.buffer_size: switch `edge0`: headroom 100 B exceeds (and 1999 more like it: \
+             `edge1`, `edge2`, `edge3`, ...)"
+        );
+        assert_eq!(c[1], "sim.duration: bad");
+        assert_eq!(c[2], "flow[0].src: unknown host `Q0`");
+        let few = vec!["a `x`: 1".to_string(), "a `y`: 2".to_string()];
+        assert_eq!(collapse(&few), few);
     }
 }

@@ -1,31 +1,118 @@
-//! `[[fault]]`: NIC RX stalls, link failures and packet loss.
+//! `[[fault]]`: NIC RX stalls, link failures, packet loss, static routes and MAC age-outs;
+//! each kind is its own declared table.
 
-use toml::{Table, Value};
+use toml::Value;
 
 use super::check::{at, idx, Ctx};
+use super::declare::{KeyDoc, Leaf, Table, V};
+use super::leaf::{choice, Int, Prob, Str, TimeV};
+use super::lists::{kinds_schema, Items, NodePair};
 use super::suggest;
 use crate::faults::{FaultKind, FaultSpec};
+use crate::table;
 use crate::topology::{NodeRef, Topology};
 use crate::units::Time;
 
-/// Fault kinds; the last two are known but not supported yet.
-pub const KINDS: &[&str] = &[
-    "nic_rx_stall",
-    "link_down",
-    "link_up",
-    "loss",
-    "route_override",
-    "mac_age_out",
+choice!(/// What goes wrong.
+    KindV ["nic_rx_stall", "link_down", "link_up", "loss", "route_override", "mac_age_out"]
+    later []);
+
+table! {
+    /// `kind = "nic_rx_stall"`: the host's NIC stops its receive pipeline and pauses its
+    /// switch without end (a PFC storm) unless the NIC watchdog stops it.
+    pub struct RxStall {
+        /// `"nic_rx_stall"`. Required.
+        kind: KindV,
+        /// When it starts; not after `sim.duration`. Default: `"0us"`.
+        at: TimeV,
+        /// When it is cleared; after `at`, not after `sim.duration`. Default: never.
+        until: TimeV,
+        /// The host whose receive pipeline stops. Required.
+        host: Str,
+    }
+}
+
+table! {
+    /// `kind = "link_down"` or `"link_up"`: a link stops (or resumes) carrying packets.
+    pub struct LinkChange {
+        /// `"link_down"` or `"link_up"`. Required.
+        kind: KindV,
+        /// When it happens. Default: `"0us"`.
+        at: TimeV,
+        /// When it is cleared. Default: never.
+        until: TimeV,
+        /// The two ends of an existing link (either order). Required.
+        link: NodePair,
+        /// Routing reconverges this long after the change; until then packets follow the
+        /// stale routes. Default: `"1ms"`.
+        reconverge: TimeV,
+    }
+}
+
+table! {
+    /// `kind = "loss"`: data packets crossing a link are dropped; give `every` or
+    /// `probability`, not both.
+    pub struct Loss {
+        /// `"loss"`. Required.
+        kind: KindV,
+        /// When it starts. Default: `"0us"`.
+        at: TimeV,
+        /// When it is cleared. Default: never.
+        until: TimeV,
+        /// The two ends of an existing link (either order). Required.
+        link: NodePair,
+        /// Drop every Nth data packet (deterministic); at least 1. Default: none.
+        every: Int<1, { i64::MAX }>,
+        /// Drop each data packet with this probability. Default: none.
+        probability: Prob,
+        /// Only packets leaving this end of the link. Default: both directions.
+        from: Str,
+    }
+}
+
+table! {
+    /// `kind = "route_override"` or `"mac_age_out"`: a static route on a switch (two of
+    /// them make a routing loop), or a switch forgetting a host's MAC while its ARP entry
+    /// lives (lossless packets to it are flooded).
+    pub struct SwitchFault {
+        /// `"route_override"` or `"mac_age_out"`. Required.
+        kind: KindV,
+        /// When it starts. Default: `"0us"`.
+        at: TimeV,
+        /// When it is cleared. Default: never.
+        until: TimeV,
+        /// The switch. Required.
+        switch: Str,
+        /// `route_override`: the destination host. Default: required for that kind.
+        dst: Str,
+        /// `route_override`: the neighbour the switch sends `dst`'s packets to. Default:
+        /// required for that kind.
+        via: Str,
+        /// `mac_age_out`: the host whose MAC the switch forgets. Default: required for that kind.
+        host: Str,
+    }
+}
+
+/// The key tables of the fault kinds, for the docs.
+pub const KINDS: &[(&str, &[KeyDoc])] = &[
+    ("fault.nic_rx_stall", RxStall::KEYS),
+    ("fault.link_down", LinkChange::KEYS),
+    ("fault.loss", Loss::KEYS),
+    ("fault.route_override", SwitchFault::KEYS),
 ];
-const LATER: &[&str] = &[];
+
+/// Elements of `[[fault]]`.
+pub struct FaultItems;
+impl Items for FaultItems {
+    fn schema() -> serde_json::Value {
+        kinds_schema(KINDS)
+    }
+}
 
 fn node_name(topo: &Topology, n: NodeRef) -> &str {
     match n {
-        NodeRef::Host(i) => topo.hosts.get(i as usize).map_or("?", |h| h.name.as_str()),
-        NodeRef::Switch(i) => topo
-            .switches
-            .get(i as usize)
-            .map_or("?", |s| s.name.as_str()),
+        NodeRef::Host(i) => &topo.hosts[i as usize].name,
+        NodeRef::Switch(i) => &topo.switches[i as usize].name,
     }
 }
 
@@ -36,391 +123,228 @@ fn find_node(topo: &Topology, name: &str) -> Result<NodeRef, String> {
     if let Some(i) = topo.switches.iter().position(|s| s.name == name) {
         return Ok(NodeRef::Switch(i as u32));
     }
-    let all = topo
-        .hosts
-        .iter()
-        .map(|h| h.name.as_str())
-        .chain(topo.switches.iter().map(|s| s.name.as_str()));
+    let hosts = topo.hosts.iter().map(|h| h.name.as_str());
+    let all = hosts.chain(topo.switches.iter().map(|s| s.name.as_str()));
     Err(format!("unknown node `{name}`{}", suggest::hint(name, all)))
 }
 
-/// `link = ["a", "b"]`: the index of the first link between those nodes, and the two ends.
-fn link(ctx: &mut Ctx, v: &Value, key: &str, topo: Option<&Topology>) -> Option<(u32, NodeRef)> {
-    let pair = match v {
-        Value::Array(a) if a.len() == 2 => {
-            let x = ctx.string(&a[0], &idx(key, 0));
-            let y = ctx.string(&a[1], &idx(key, 1));
-            (x?, y?)
-        }
-        _ => {
-            ctx.expected(key, "a pair of node names like [\"S1\", \"S2\"]", v);
-            return None;
-        }
-    };
+/// `link = ["a", "b"]`: the index of the first link between those nodes, and its `a` end.
+fn link(c: &mut Ctx, f: &V<NodePair>, topo: Option<&Topology>) -> Option<(u32, NodeRef)> {
+    let (x, y) = c.req(f, "a pair of node names")?;
     let topo = topo?;
-    let a = find_node(topo, &pair.0)
-        .map_err(|e| ctx.err(idx(key, 0), e))
+    let a = find_node(topo, &x)
+        .map_err(|e| c.err(idx(&f.key, 0), e))
         .ok();
-    let b = find_node(topo, &pair.1)
-        .map_err(|e| ctx.err(idx(key, 1), e))
+    let b = find_node(topo, &y)
+        .map_err(|e| c.err(idx(&f.key, 1), e))
         .ok();
     let (a, b) = (a?, b?);
-    match topo
+    let i = topo
         .links
         .iter()
-        .position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a))
-    {
+        .position(|l| (l.a == a && l.b == b) || (l.a == b && l.b == a));
+    match i {
         Some(i) => Some((i as u32, topo.links[i].a)),
         None => {
-            ctx.err(
-                key,
-                format!("there is no link between `{}` and `{}`", pair.0, pair.1),
-            );
+            c.err(&f.key, format!("there is no link between `{x}` and `{y}`"));
             None
         }
     }
 }
 
-fn fault(
-    ctx: &mut Ctx,
-    t: &Table,
-    p: &str,
-    topo: Option<&Topology>,
-    duration: Option<Time>,
-) -> Option<FaultSpec> {
-    let before = ctx.count();
-    let kind = ctx.req(
-        t,
-        p,
-        "kind",
-        "nic_rx_stall, link_down, link_up or loss",
-        |c, v, k| c.supported(v, k, KINDS, LATER),
-    )?;
-    let at_ = ctx.or(t, p, "at", Time::ZERO, Ctx::time);
-    let until = ctx.opt(t, p, "until", Ctx::time);
-    let mut keys = vec!["kind", "at", "until"];
-    let fk = match kind {
-        "nic_rx_stall" => {
-            keys.push("host");
-            ctx.keys(t, p, &keys);
-            let name = ctx.req(t, p, "host", "a host name", Ctx::string);
-            match (name, topo) {
-                (Some(n), Some(topo)) => match topo.hosts.iter().position(|h| h.name == n) {
-                    Some(i) => Some(FaultKind::NicRxStall { host: i as u32 }),
-                    None => {
-                        let hint = suggest::hint(&n, topo.hosts.iter().map(|h| h.name.as_str()));
-                        ctx.err(at(p, "host"), format!("unknown host `{n}`{hint}"));
-                        None
-                    }
-                },
-                _ => None,
-            }
+/// The index of the node named by `f` among `names` (`what`: host or switch).
+fn named<'a, I: Iterator<Item = &'a str> + Clone>(
+    c: &mut Ctx,
+    f: &V<Str>,
+    what: &str,
+    names: Option<I>,
+) -> Option<u32> {
+    let n = c.req(f, &format!("a {what} name"))?;
+    let mut names = names?;
+    match names.clone().position(|x| x == n) {
+        Some(i) => Some(i as u32),
+        None => {
+            let hint = suggest::hint(&n, names.by_ref());
+            c.err(&f.key, format!("unknown {what} `{n}`{hint}"));
+            None
         }
-        "route_override" | "mac_age_out" => {
-            let route = kind == "route_override";
-            keys.extend(if route {
-                &["switch", "dst", "via"][..]
-            } else {
-                &["switch", "host"][..]
-            });
-            ctx.keys(t, p, &keys);
-            let sw = ctx.req(t, p, "switch", "a switch name", Ctx::string);
-            let host_key = if route { "dst" } else { "host" };
-            let host = ctx.req(t, p, host_key, "a host name", Ctx::string);
-            let via = if route {
-                ctx.req(t, p, "via", "a neighbour's name", Ctx::string)
-            } else {
-                None
-            };
-            match (sw, host, topo) {
-                (Some(sw), Some(host), Some(topo)) => {
-                    let s = topo.switches.iter().position(|x| x.name == sw);
-                    let h = topo.hosts.iter().position(|x| x.name == host);
-                    if s.is_none() {
-                        let hint =
-                            suggest::hint(&sw, topo.switches.iter().map(|x| x.name.as_str()));
-                        ctx.err(at(p, "switch"), format!("unknown switch `{sw}`{hint}"));
-                    }
-                    if h.is_none() {
-                        let hint = suggest::hint(&host, topo.hosts.iter().map(|x| x.name.as_str()));
-                        ctx.err(at(p, host_key), format!("unknown host `{host}`{hint}"));
-                    }
-                    match (s, h, route) {
-                        (Some(s), Some(h), false) => Some(FaultKind::MacAgeOut {
-                            switch: s as u32,
-                            host: h as u32,
-                        }),
-                        (Some(s), Some(h), true) => {
-                            let via = via?;
-                            let me = NodeRef::Switch(s as u32);
-                            let l = topo.links.iter().position(|l| {
-                                (l.a == me && node_name(topo, l.b) == via)
-                                    || (l.b == me && node_name(topo, l.a) == via)
-                            });
-                            match l {
-                                Some(l) => Some(FaultKind::RouteOverride {
-                                    switch: s as u32,
-                                    dst: h as u32,
-                                    link: l as u32,
-                                }),
-                                None => {
-                                    ctx.err(
-                                        at(p, "via"),
-                                        format!("`{via}` is not a neighbour of `{sw}`"),
-                                    );
-                                    None
-                                }
-                            }
-                        }
-                        _ => None,
-                    }
-                }
-                _ => None,
-            }
-        }
-        "link_down" | "link_up" => {
-            keys.extend(["link", "reconverge"]);
-            ctx.keys(t, p, &keys);
-            let l = ctx.req(t, p, "link", "a pair of node names", |c, v, k| {
-                link(c, v, k, topo)
-            });
-            let reconverge = ctx.or(t, p, "reconverge", Time::from_ms(1), Ctx::time)?;
-            l.map(|(link, _)| {
-                if kind == "link_down" {
-                    FaultKind::LinkDown { link, reconverge }
-                } else {
-                    FaultKind::LinkUp { link, reconverge }
-                }
-            })
-        }
-        _ => {
-            keys.extend(["link", "every", "probability", "from"]);
-            ctx.keys(t, p, &keys);
-            let l = ctx.req(t, p, "link", "a pair of node names", |c, v, k| {
-                link(c, v, k, topo)
-            });
-            let every = ctx.opt(t, p, "every", |c, v, k| c.uint(v, k, 1, u64::MAX));
-            let probability = ctx.opt(t, p, "probability", Ctx::probability);
-            match (t.contains_key("every"), t.contains_key("probability")) {
-                (true, true) => ctx.err(
-                    at(p, "probability"),
-                    "give either `every` or `probability`, not both",
-                ),
-                (false, false) => ctx.err(
-                    p,
-                    "a loss fault needs `every` (every Nth packet) or `probability`",
-                ),
-                _ => {}
-            }
-            let from = ctx.opt(t, p, "from", Ctx::string);
-            match (l, topo) {
-                (Some((link, a)), Some(topo)) => {
-                    let lk = &topo.links[link as usize];
-                    let from_a = match &from {
-                        None => Some(None),
-                        Some(n) if n == node_name(topo, a) => Some(Some(true)),
-                        Some(n) if n == node_name(topo, lk.b) => Some(Some(false)),
-                        Some(n) => {
-                            ctx.err(at(p, "from"), format!("`{n}` is not an end of the link"));
-                            None
-                        }
-                    };
-                    from_a.map(|from_a| FaultKind::Loss {
-                        link,
-                        from_a,
-                        every,
-                        probability,
-                    })
-                }
-                _ => None,
-            }
+    }
+}
+
+fn hosts(topo: Option<&Topology>) -> Option<impl Iterator<Item = &str> + Clone> {
+    topo.map(|t| t.hosts.iter().map(|h| h.name.as_str()))
+}
+
+fn switches(topo: Option<&Topology>) -> Option<impl Iterator<Item = &str> + Clone> {
+    topo.map(|t| t.switches.iter().map(|s| s.name.as_str()))
+}
+
+fn loss(c: &mut Ctx, t: &Loss, topo: Option<&Topology>, p: &str) -> Option<FaultKind> {
+    let l = link(c, &t.link, topo);
+    let every = c.get(&t.every).map(|x| x as u64);
+    let probability = c.get(&t.probability);
+    match (t.every.given(), t.probability.given()) {
+        (true, true) => c.err(
+            &t.probability.key,
+            "give either `every` or `probability`, not both",
+        ),
+        (false, false) => c.err(
+            p,
+            "a loss fault needs `every` (every Nth packet) or `probability`",
+        ),
+        _ => {}
+    }
+    let from = c.get(&t.from);
+    let (topo, (link, a)) = (topo?, l?);
+    let lk = &topo.links[link as usize];
+    let from_a = match from {
+        None => None,
+        Some(n) if n == node_name(topo, a) => Some(true),
+        Some(n) if n == node_name(topo, lk.b) => Some(false),
+        Some(n) => {
+            c.err(&t.from.key, format!("`{n}` is not an end of the link"));
+            return None;
         }
     };
-    if let (Some(a), Some(d)) = (at_, duration) {
-        if a > d {
-            ctx.err(
-                at(p, "at"),
-                format!("{a} is after the end of the run ({d})"),
-            );
+    Some(FaultKind::Loss {
+        link,
+        from_a,
+        every,
+        probability,
+    })
+}
+
+fn switch_fault(
+    c: &mut Ctx,
+    t: &SwitchFault,
+    topo: Option<&Topology>,
+    kind: &str,
+) -> Option<FaultKind> {
+    let route = kind == "route_override";
+    let (host, other) = if route {
+        (&t.dst, &t.host)
+    } else {
+        (&t.host, &t.dst)
+    };
+    for f in [other]
+        .into_iter()
+        .chain((!route).then_some(&t.via))
+        .filter(|f| f.given())
+    {
+        c.unknown_key(&f.key);
+    }
+    let sw_name = c.req(&t.switch, "a switch name");
+    let s = sw_name
+        .as_ref()
+        .and_then(|_| named(c, &t.switch, "switch", switches(topo)));
+    let h = named(c, host, "host", hosts(topo));
+    if !route {
+        return Some(FaultKind::MacAgeOut {
+            switch: s?,
+            host: h?,
+        });
+    }
+    let via = c.req(&t.via, "a neighbour's name")?;
+    let (topo, s, h) = (topo?, s?, h?);
+    let me = NodeRef::Switch(s);
+    let l = topo.links.iter().position(|l| {
+        (l.a == me && node_name(topo, l.b) == via) || (l.b == me && node_name(topo, l.a) == via)
+    });
+    match l {
+        Some(l) => Some(FaultKind::RouteOverride {
+            switch: s,
+            dst: h,
+            link: l as u32,
+        }),
+        None => {
+            let sw = sw_name.unwrap_or_default();
+            c.err(&t.via.key, format!("`{via}` is not a neighbour of `{sw}`"));
+            None
         }
+    }
+}
+
+/// The kind-specific part of the fault at `p`.
+fn kind(c: &mut Ctx, v: &Value, p: &str, kind: &str, topo: Option<&Topology>) -> Option<FaultKind> {
+    match kind {
+        "nic_rx_stall" => {
+            let t = RxStall::read(c, v, p)?;
+            Some(FaultKind::NicRxStall {
+                host: named(c, &t.host, "host", hosts(topo))?,
+            })
+        }
+        "link_down" | "link_up" => {
+            let t = LinkChange::read(c, v, p)?;
+            let l = link(c, &t.link, topo);
+            let reconverge = c.or(&t.reconverge, Time::from_ms(1))?;
+            let link = l?.0;
+            Some(if kind == "link_down" {
+                FaultKind::LinkDown { link, reconverge }
+            } else {
+                FaultKind::LinkUp { link, reconverge }
+            })
+        }
+        "loss" => {
+            let t = Loss::read(c, v, p)?;
+            loss(c, &t, topo, p)
+        }
+        _ => {
+            let t = SwitchFault::read(c, v, p)?;
+            switch_fault(c, &t, topo, kind)
+        }
+    }
+}
+
+/// The times of the fault at `p`, checked against the run's `duration`.
+fn times(c: &mut Ctx, v: &Value, p: &str, duration: Option<Time>) -> (Option<Time>, Option<Time>) {
+    let (at_f, until_f) = (
+        V::<TimeV>::of(v.get("at"), p, "at"),
+        V::<TimeV>::of(v.get("until"), p, "until"),
+    );
+    let at_ = c.or(&at_f, Time::ZERO);
+    let until = c.get(&until_f);
+    if let (Some(a), Some(d)) = (at_, duration.filter(|d| at_.is_some_and(|a| a > *d))) {
+        c.err(&at_f.key, format!("{a} is after the end of the run ({d})"));
     }
     if let Some(u) = until {
         if let Some(d) = duration.filter(|d| u > *d) {
-            ctx.err(
-                at(p, "until"),
+            c.err(
+                &until_f.key,
                 format!("{u} is after the end of the run ({d})"),
             );
         }
         if let Some(a) = at_.filter(|a| u <= *a) {
-            ctx.err(at(p, "until"), format!("{u} is not after `at` ({a})"));
+            c.err(&until_f.key, format!("{u} is not after `at` ({a})"));
         }
     }
-    if ctx.count() != before {
-        return None;
-    }
-    Some(FaultSpec {
-        kind: fk?,
-        at: at_?,
-        until,
-    })
+    (at_, until)
 }
 
-/// Check every `[[fault]]`. `None` when there are errors or the topology is unknown.
+/// Check every `[[fault]]` (each table with its dotted key); `None` when there are errors
+/// or the topology is unknown.
 pub fn parse(
-    ctx: &mut Ctx,
-    root: &Table,
+    c: &mut Ctx,
+    faults: &[(String, toml::Table)],
     topo: Option<&Topology>,
     duration: Option<Time>,
 ) -> Option<Vec<FaultSpec>> {
-    let before = ctx.count();
+    let before = c.count();
     let mut out = Vec::new();
-    match root.get("fault") {
-        None => {}
-        Some(Value::Array(a)) => {
-            for (i, v) in a.iter().enumerate() {
-                let p = idx("fault", i);
-                if let Some(t) = ctx.table(v, &p) {
-                    if let Some(f) = fault(ctx, t, &p, topo, duration) {
-                        out.push(f);
-                    }
-                }
-            }
-        }
-        Some(v) => ctx.expected("fault", "an array of tables ([[fault]])", v),
-    }
-    (ctx.count() == before && topo.is_some()).then_some(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::topology::{HostSpec, LinkSpec, SwitchSpec};
-    use crate::units::Rate;
-
-    fn topo() -> Topology {
-        let l = |a, b| LinkSpec {
-            a,
-            b,
-            rate: Rate::gbps(40),
-            delay: Time::from_us(1),
+    for (p, t) in faults {
+        let Some(k) = t.get("kind") else {
+            let msg = "missing required key `kind` (nic_rx_stall, link_down, link_up or loss)";
+            c.err(at(p, "kind"), msg);
+            continue;
         };
-        Topology {
-            hosts: ["A", "B"]
-                .iter()
-                .map(|n| HostSpec {
-                    name: n.to_string(),
-                    pod: None,
-                })
-                .collect(),
-            switches: ["S1", "S2"]
-                .iter()
-                .map(|n| SwitchSpec {
-                    name: n.to_string(),
-                    role: "switch".into(),
-                    pod: None,
-                })
-                .collect(),
-            links: vec![
-                l(NodeRef::Host(0), NodeRef::Switch(0)),
-                l(NodeRef::Switch(0), NodeRef::Switch(1)),
-                l(NodeRef::Host(1), NodeRef::Switch(1)),
-            ],
+        let Some(k) = KindV::read(c, k, &at(p, "kind")) else {
+            continue;
+        };
+        let v = Value::Table(t.clone());
+        let fk = kind(c, &v, p, k, topo);
+        let (at_, until) = times(c, &v, p, duration);
+        if let (Some(kind), Some(at)) = (fk, at_) {
+            out.push(FaultSpec { kind, at, until });
         }
     }
-
-    fn run(s: &str) -> (Option<Vec<FaultSpec>>, Ctx) {
-        let t = topo();
-        let mut ctx = Ctx::new("f.toml");
-        let r = parse(
-            &mut ctx,
-            &s.parse().unwrap(),
-            Some(&t),
-            Some(Time::from_ms(10)),
-        );
-        (r, ctx)
-    }
-
-    #[test]
-    fn valid_faults() {
-        let (f, ctx) = run(r#"
-            [[fault]]
-            kind = "nic_rx_stall"
-            host = "B"
-            at = "5ms"
-            until = "6ms"
-            [[fault]]
-            kind = "link_down"
-            link = ["S2", "S1"]
-            at = "1ms"
-            [[fault]]
-            kind = "loss"
-            link = ["S1", "S2"]
-            every = 256
-            from = "S2"
-            at = "0us"
-            "#);
-        assert!(ctx.errors.is_empty(), "{:?}", ctx.errors);
-        let f = f.unwrap();
-        assert_eq!(f[0].kind, FaultKind::NicRxStall { host: 1 });
-        assert_eq!(f[0].until, Some(Time::from_ms(6)));
-        assert_eq!(
-            f[1].kind,
-            FaultKind::LinkDown {
-                link: 1,
-                reconverge: Time::from_ms(1)
-            }
-        );
-        assert_eq!(
-            f[2].kind,
-            FaultKind::Loss {
-                link: 1,
-                from_a: Some(false),
-                every: Some(256),
-                probability: None
-            }
-        );
-    }
-
-    #[test]
-    fn fault_errors() {
-        let (f, ctx) = run(r#"
-            [[fault]]
-            kind = "nic_rx_stall"
-            host = "Bb"
-            at = "20ms"
-            [[fault]]
-            kind = "link_down"
-            link = ["A", "S2"]
-            at = "1ms"
-            until = "1ms"
-            [[fault]]
-            kind = "loss"
-            link = ["S1", "S3"]
-            probability = 2.0
-            at = "1ms"
-            [[fault]]
-            kind = "mac_age_out"
-            at = "1ms"
-            [[fault]]
-            kind = "route_override"
-            switch = "S1"
-            dst = "A"
-            via = "S9"
-            "#);
-        assert!(f.is_none());
-        let keys: Vec<&str> = ctx.errors.iter().map(|e| e.key.as_str()).collect();
-        for k in [
-            "fault[0].host",
-            "fault[0].at",
-            "fault[1].link",
-            "fault[1].until",
-            "fault[2].link[1]",
-            "fault[2].probability",
-            "fault[3].switch",
-            "fault[3].host",
-            "fault[4].via",
-        ] {
-            assert!(keys.contains(&k), "no {k} in {keys:?}");
-        }
-    }
+    (c.count() == before && topo.is_some()).then_some(out)
 }

@@ -9,19 +9,24 @@
 //! parking-lot.toml: topology.linkz: unknown key `topology.linkz`; did you mean `links`?
 //! ```
 
-pub mod cc_dcqcn_rcm;
-pub mod cc_hpcc_timely_dctcp;
+pub mod cc;
 pub mod check;
+pub mod declare;
 pub mod error;
 pub mod faults;
 pub mod flows;
+pub mod leaf;
+pub mod lists;
 pub mod nic;
+pub mod overlay;
 pub mod overrides;
 pub mod scenario;
+pub mod schema;
 pub mod sim;
 pub mod suggest;
 pub mod switch;
 pub mod topo;
+pub mod workload;
 
 use std::path::Path;
 
@@ -29,11 +34,44 @@ pub use error::{ConfigError, ConfigErrors};
 pub use scenario::{OutputParams, Scenario, SimParams, TableFormat};
 
 use check::Ctx;
+use declare::Leaf;
+use lists::Tables;
 
-/// Top-level sections of a scenario file.
-pub const SECTIONS: &[&str] = &[
-    "sim", "topology", "switch", "nic", "flow", "workload", "fault", "output",
-];
+/// The declared tables, by section (for the schema and the docs).
+pub mod sections {
+    pub use super::cc::{Dcqcn, Dctcp, Hpcc, Rcm, Timely};
+    pub use super::faults::KINDS as FAULT_KINDS;
+    pub use super::flows::Flow;
+    pub use super::nic::{Nic, Rx};
+    pub use super::sim::{Output, Sim};
+    pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};
+    pub use super::topo::KINDS as TOPOLOGY_KINDS;
+    pub use super::workload::KINDS as WORKLOAD_KINDS;
+    pub use super::ScenarioFile;
+}
+
+crate::table! {
+    /// A scenario file. Only `[sim]` (with `duration`) and `[topology]` are required;
+    /// everything else has defaults.
+    pub struct ScenarioFile {
+        /// Run control. Required.
+        sim: sim::Sim,
+        /// The network: explicit nodes and links, or a generated kind. Required.
+        topology: topo::TopologyV,
+        /// Defaults for every switch, with role and name overrides. Default: see `[switch]`.
+        switch: switch::Switch,
+        /// Defaults for every host NIC, with per-host overrides. Default: see `[nic]`.
+        nic: nic::Nic,
+        /// Explicit flows. Default: none.
+        flow: Tables<flows::FlowItems>,
+        /// Generated traffic. Default: none.
+        workload: Tables<workload::WorkloadItems>,
+        /// Faults. Default: none.
+        fault: Tables<faults::FaultItems>,
+        /// What to write and where. Default: see `[output]`.
+        output: sim::Output,
+    }
+}
 
 /// Load the scenario file at `path`, applying `overrides` (`key=value`, as given to `--set`).
 /// The scenario's name is the file stem; relative paths inside it (trace files) are relative
@@ -63,19 +101,11 @@ fn line_col(text: &str, pos: usize) -> (usize, usize) {
     (line, col)
 }
 
-/// Load a scenario from its text. `file_name` names it in errors and gives the scenario name
-/// (its stem); `base_dir` is where relative paths in it are resolved.
-pub fn load_str(
-    text: &str,
-    file_name: &str,
-    base_dir: &Path,
-    overrides: &[String],
-) -> Result<Scenario, ConfigErrors> {
-    let mut ctx = Ctx::new(file_name);
-    let mut root: toml::Table = match text.parse() {
+/// The TOML tree of `text` with `overrides` applied; `None` after a syntax error.
+fn parse_text(ctx: &mut Ctx, text: &str, overrides: &[String]) -> Option<toml::Table> {
+    let mut root: toml::Table = match text.parse::<toml::Table>() {
         Ok(t) => t,
         Err(e) => {
-            let e: toml::de::Error = e;
             let msg = e.message().trim().replace('\n', "; ");
             let message = match e.span() {
                 Some(span) => {
@@ -85,7 +115,7 @@ pub fn load_str(
                 None => format!("TOML syntax error: {msg}"),
             };
             ctx.err("", message);
-            return Err(ConfigErrors(ctx.errors));
+            return None;
         }
     };
     for o in overrides {
@@ -93,62 +123,79 @@ pub fn load_str(
             ctx.err("--set", e);
         }
     }
-    let name = Path::new(file_name).file_stem().map_or_else(
-        || "scenario".to_string(),
-        |s| s.to_string_lossy().into_owned(),
-    );
+    Some(root)
+}
 
-    ctx.keys(&root, "", SECTIONS);
-    let sim = sim::parse_sim(&mut ctx, &root);
-    let topology = topo::parse(&mut ctx, &root);
-    let layers = switch::parse_base(&mut ctx, &root);
-    let nics = nic::parse(&mut ctx, &root, &layers.base, topology.as_ref());
-    let max_frame = Some((nics.max_mtu as u64 + switch::FRAME_OVERHEAD, nics.max_mtu));
-    let switches = switch::resolve(&mut ctx, &layers, topology.as_ref(), max_frame);
+/// Check every section of `file` (section by section, so that every error is recorded) and
+/// assemble the scenario named `name`.
+fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> Option<Scenario> {
+    // A section that is given but is not a table was reported as such, not as missing.
+    let sim_t = ctx.get(&file.sim);
+    let sim = (sim_t.is_some() || !file.sim.given()).then(|| sim::sim(ctx, sim_t.as_ref()));
+    let sim = sim.flatten();
+    let topo_v = ctx.get(&file.topology);
+    let topology = (topo_v.is_some() || !file.topology.given())
+        .then(|| topo::parse(ctx, topo_v.as_ref()))
+        .flatten();
+    let sw_table = ctx.get(&file.switch).unwrap_or_default();
+    let sw_base = switch::base(ctx, &sw_table);
+    let nic_table = ctx.get(&file.nic).unwrap_or_default();
+    let nics = nic::resolve(ctx, &nic_table, &sw_base.0, topology.as_ref());
+    let max_frame = (
+        u64::from(nics.max_mtu) + switch::FRAME_OVERHEAD,
+        nics.max_mtu,
+    );
+    let switches = switch::resolve(ctx, &sw_table, &sw_base, topology.as_ref(), max_frame);
+    let duration = sim.as_ref().map(|s| s.duration);
     let env = flows::Env {
         hosts: topology.as_ref().map(flows::Hosts::new),
         nics: nics.per_host.as_deref(),
         base_dir,
         topology: topology.as_ref(),
-        duration: sim.as_ref().map(|s| s.duration),
+        duration,
+        seed: sim.as_ref().map_or(1, |s| s.seed),
     };
-    let seed = sim.as_ref().map_or(1, |s| s.seed);
-    let flows = flows::parse(&mut ctx, &root, &env, seed);
-    let faults = faults::parse(
-        &mut ctx,
-        &root,
-        topology.as_ref(),
-        sim.as_ref().map(|s| s.duration),
+    let (flow_t, workload_t) = (ctx.get(&file.flow), ctx.get(&file.workload));
+    let flows = flows::parse(
+        ctx,
+        &flow_t.unwrap_or_default(),
+        &workload_t.unwrap_or_default(),
+        &env,
     );
-    let output = sim::parse_output(&mut ctx, &root, &name);
+    let fault_t = ctx.get(&file.fault).unwrap_or_default();
+    let faults = faults::parse(ctx, &fault_t, topology.as_ref(), duration);
+    let output_t = ctx.get(&file.output).unwrap_or_default();
+    let output = sim::output(ctx, &output_t, &name);
+    Some(Scenario {
+        name,
+        sim: sim?,
+        topology: topology?,
+        switches: switches?,
+        nics: nics.per_host?,
+        flows: flows?,
+        faults: faults?,
+        output: output?,
+    })
+}
 
-    match (
-        sim,
-        topology,
-        switches,
-        nics.per_host,
-        flows,
-        faults,
-        output,
-    ) {
-        (
-            Some(sim),
-            Some(topology),
-            Some(switches),
-            Some(nics),
-            Some(flows),
-            Some(faults),
-            Some(output),
-        ) if ctx.errors.is_empty() => Ok(Scenario {
-            name,
-            sim,
-            topology,
-            switches,
-            nics,
-            flows,
-            faults,
-            output,
-        }),
+/// Load a scenario from its text. `file_name` names it in errors and gives the scenario name
+/// (its stem); `base_dir` is where relative paths in it are resolved.
+pub fn load_str(
+    text: &str,
+    file_name: &str,
+    base_dir: &Path,
+    overrides: &[String],
+) -> Result<Scenario, ConfigErrors> {
+    let mut ctx = Ctx::new(file_name);
+    let name = Path::new(file_name).file_stem().map_or_else(
+        || "scenario".to_string(),
+        |s| s.to_string_lossy().into_owned(),
+    );
+    let scenario = parse_text(&mut ctx, text, overrides)
+        .and_then(|root| ScenarioFile::read(&mut ctx, &toml::Value::Table(root), ""))
+        .and_then(|file| check(&mut ctx, &file, name, base_dir));
+    match scenario {
+        Some(s) if ctx.errors.is_empty() => Ok(s),
         _ => {
             if ctx.errors.is_empty() {
                 // Every None above comes with an error; this is a guard, not an expected path.
@@ -159,5 +206,7 @@ pub fn load_str(
     }
 }
 
+#[cfg(test)]
+mod cases;
 #[cfg(test)]
 mod tests;

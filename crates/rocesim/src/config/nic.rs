@@ -1,228 +1,201 @@
-//! `[nic]`: defaults for every host NIC and `[nic.host.<name>]` partial overrides.
+//! `[nic]`: defaults for every host's NIC, and `[nic.host.<name>]` tables that change only
+//! the keys they name for one host.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 
-use toml::{Table, Value};
-
-use super::check::{at, fmt_bytes, Ctx};
+use super::cc::{self, Dcqcn, Dctcp, Hpcc, Rcm, Timely};
+use super::check::{fmt_bytes, Ctx};
+use super::declare::Leaf;
+use super::leaf::{
+    choice, AnyTable, Dscp, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
+};
+use super::lists::DscpMap;
+use super::overlay::{Layered, Named, Origins};
 use super::suggest;
-use super::switch::Origins;
 use crate::fabric::params::SwitchParams;
 use crate::nic::params::{CcKind, NicParams, TransportKind};
+use crate::table;
 use crate::topology::Topology;
 
-const P: &str = "nic";
+choice!(/// Reliable transport.
+    TransportV ["gb0", "gbn"] later ["irn", "srnic"]);
+choice!(/// Congestion control at the sender.
+    CcV ["none", "rcm", "dcqcn", "hpcc", "timely", "dctcp"] later []);
 
-/// Keys of `[nic]` and of `[nic.host.<name>]`.
-pub const KEYS: &[&str] = &[
-    "mtu",
-    "transport",
-    "cc",
-    "dscp",
-    "cnp_dscp",
-    "ack_every",
-    "rto",
-    "ttl",
-    "dscp_to_tc",
-    "pfc_enable",
-    "pfc_quanta",
-    "pfc_response",
-    "rx",
-    "pfc_prevention_tout",
-    "rcm",
-    "dcqcn",
-    "hpcc",
-    "timely",
-    "dctcp",
-    "min_time_between_cnps",
-    "base_rtt",
-    "cache",
-];
-
-/// Apply one `[nic]`-shaped table onto `p`; `top` allows the `host` sub-table.
-pub fn apply(
-    ctx: &mut Ctx,
-    t: &Table,
-    prefix: &str,
-    p: &mut NicParams,
-    o: &mut Origins,
-    top: bool,
-) {
-    if top {
-        let mut keys = KEYS.to_vec();
-        keys.push("host");
-        ctx.keys(t, prefix, &keys);
-    } else {
-        ctx.keys(t, prefix, KEYS);
-    }
-    for (key, v) in t {
-        let k = at(prefix, key);
-        let ok = match key.as_str() {
-            "mtu" => ctx
-                .uint(v, &k, 64, 9000)
-                .map(|x| p.mtu = x as u32)
-                .is_some(),
-            "transport" => ctx
-                .supported(v, &k, &["gb0", "gbn"], &["irn", "srnic"])
-                .map(|x| {
-                    p.transport = if x == "gb0" {
-                        TransportKind::Gb0
-                    } else {
-                        TransportKind::Gbn
-                    }
-                })
-                .is_some(),
-            "cc" => ctx
-                .supported(
-                    v,
-                    &k,
-                    &["none", "rcm", "dcqcn", "hpcc", "timely", "dctcp"],
-                    &[],
-                )
-                .map(|x| {
-                    p.cc = match x {
-                        "rcm" => CcKind::Rcm,
-                        "dcqcn" => CcKind::Dcqcn,
-                        "hpcc" => CcKind::Hpcc,
-                        "timely" => CcKind::Timely,
-                        "dctcp" => CcKind::Dctcp,
-                        _ => CcKind::None,
-                    }
-                })
-                .is_some(),
-            "hpcc" => super::cc_hpcc_timely_dctcp::parse_hpcc(ctx, v, &k, &p.cc_params.hpcc)
-                .map(|x| p.cc_params.hpcc = x)
-                .is_some(),
-            "timely" => super::cc_hpcc_timely_dctcp::parse_timely(ctx, v, &k, &p.cc_params.timely)
-                .map(|x| p.cc_params.timely = x)
-                .is_some(),
-            "dctcp" => super::cc_hpcc_timely_dctcp::parse_dctcp(ctx, v, &k, &p.cc_params.dctcp)
-                .map(|x| p.cc_params.dctcp = x)
-                .is_some(),
-            "min_time_between_cnps" => ctx
-                .time(v, &k)
-                .map(|x| p.min_time_between_cnps = x)
-                .is_some(),
-            "base_rtt" => match v {
-                Value::String(s) if s == "auto" => {
-                    p.base_rtt = None;
-                    true
-                }
-                _ => ctx.time(v, &k).map(|x| p.base_rtt = Some(x)).is_some(),
-            },
-            "dscp" => ctx.dscp(v, &k).map(|x| p.dscp = x).is_some(),
-            "cnp_dscp" => ctx.dscp(v, &k).map(|x| p.cnp_dscp = x).is_some(),
-            "ack_every" => ctx
-                .uint(v, &k, 1, u32::MAX as u64)
-                .map(|x| p.ack_every = x as u32)
-                .is_some(),
-            "rto" => ctx.time(v, &k).map(|x| p.rto = x).is_some(),
-            "pfc_response" => match v {
-                Value::String(s) if s == "auto" => {
-                    p.pfc_response = None;
-                    true
-                }
-                _ => ctx.time(v, &k).map(|x| p.pfc_response = Some(x)).is_some(),
-            },
-            "ttl" => ctx.uint(v, &k, 1, 255).map(|x| p.ttl = x as u8).is_some(),
-            "dscp_to_tc" => {
-                let Some(t) = ctx.table(v, &k) else { continue };
-                let mut map = [0u8; 64];
-                let mut ok = true;
-                for (d, tv) in t {
-                    let full = at(&k, d);
-                    match d.trim().parse::<u8>() {
-                        Ok(i) if i <= 63 => match ctx.tc(tv, &full) {
-                            Some(tc) => map[i as usize] = tc,
-                            None => ok = false,
-                        },
-                        _ => {
-                            ctx.err(full, format!("`{d}` is not a DSCP in 0..=63"));
-                            ok = false;
-                        }
-                    }
-                }
-                if ok {
-                    p.dscp_to_tc = map;
-                }
-                ok
-            }
-            "pfc_enable" => ctx.tc_mask(v, &k).map(|x| p.pfc_enable = x).is_some(),
-            "pfc_quanta" => ctx
-                .uint(v, &k, 0, 65535)
-                .map(|x| p.pfc_quanta = x as u16)
-                .is_some(),
-            "pfc_prevention_tout" => ctx
-                .time_or_off(v, &k)
-                .map(|x| p.pfc_prevention_tout = x)
-                .is_some(),
-            "rx" => {
-                let Some(rt) = ctx.table(v, &k) else { continue };
-                ctx.keys(rt, &k, &["rate", "buffer", "xoff", "xon"]);
-                let rx = &mut p.rx;
-                for (sub, sv) in rt {
-                    let sk = at(&k, sub);
-                    let ok = match sub.as_str() {
-                        "rate" => match sv {
-                            Value::String(s) if s == "line" => {
-                                rx.rate = None;
-                                true
-                            }
-                            _ => ctx.rate(sv, &sk).map(|r| rx.rate = Some(r)).is_some(),
-                        },
-                        "buffer" => ctx.size(sv, &sk).map(|x| rx.buffer = x).is_some(),
-                        "xoff" => ctx.size(sv, &sk).map(|x| rx.xoff = x).is_some(),
-                        "xon" => ctx.size(sv, &sk).map(|x| rx.xon = x).is_some(),
-                        _ => false,
-                    };
-                    if ok {
-                        o.set(&format!("rx.{sub}"), prefix);
-                    }
-                }
-                true
-            }
-            // Parameters of later features: checked to be tables, otherwise ignored for now.
-            "dcqcn" => super::cc_dcqcn_rcm::parse_dcqcn(ctx, v, &k, &p.cc_params.dcqcn)
-                .map(|x| {
-                    // The notification point paces CNPs by the profile's interval.
-                    p.min_time_between_cnps = x.min_time_between_cnps;
-                    p.cc_params.dcqcn = x;
-                })
-                .is_some(),
-            "rcm" => super::cc_dcqcn_rcm::parse_rcm(ctx, v, &k, &p.cc_params.rcm)
-                .map(|x| p.cc_params.rcm = x)
-                .is_some(),
-            "cache" => ctx.table(v, &k).is_some(),
-            _ => false,
-        };
-        if ok {
-            o.set(key, prefix);
-        }
+table! {
+    /// `[nic]`: defaults for every host's NIC; `[nic.host.<host>]` overrides any subset of
+    /// the same keys for one host (inside `rx` and the algorithm tables, only the keys named).
+    pub struct Nic {
+        /// Payload bytes per packet. Default: `1024`.
+        mtu: Int<64, 9000>,
+        /// Go-back-0 (restart the message on NAK) or go-back-N; `irn`, `srnic`: not supported
+        /// yet. Default: `"gbn"`.
+        transport: TransportV,
+        /// Congestion control at the sender (reaction point); each algorithm's parameters are
+        /// in its own table. Default: `"none"`.
+        cc: CcV,
+        /// DSCP of data packets and their ACKs; the default DSCP of flows from this host.
+        /// Default: `26`.
+        dscp: Dscp,
+        /// DSCP of CNPs. Default: `48`.
+        cnp_dscp: Dscp,
+        /// The receiver ACKs every N in-order packets (and the last of a message).
+        /// Default: `1`.
+        ack_every: Pos32,
+        /// Retransmission timeout: the IB local ACK timeout 4.096 us × 2^14 (rdma_cm
+        /// default); keep it above the worst queueing delay of a PFC-backed path.
+        /// Default: `"67.108864ms"`.
+        rto: TimeV,
+        /// IP TTL of packets sent. Default: `64`.
+        ttl: Int<1, 255>,
+        /// PFC priority of the NIC's traffic. Default: `[switch]`'s.
+        dscp_to_tc: DscpMap,
+        /// PFC-enabled priorities at the NIC. Default: `[switch]`'s.
+        pfc_enable: TcList,
+        /// Quanta in the NIC's pause frames. Default: `65535`.
+        pfc_quanta: Int<0, 65535>,
+        /// Delay from receiving a pause frame to honouring it; `"auto"` = the 802.3 Annex 31B
+        /// maximum for the link speed (e.g. 394 quanta = 2.02 us at 100G). Default: `"auto"`.
+        pfc_response: TimeAuto,
+        /// Receive pipeline. Default: see `rx` keys.
+        rx: Rx,
+        /// NIC PFC watchdog: stop sending pauses for good after the RX pipeline was stalled
+        /// this long. Default: `"100ms"`.
+        pfc_prevention_tout: TimeOff,
+        /// Notification point: at most one CNP per QP per window of this length (mlx5 name);
+        /// a `[nic.dcqcn]` profile sets it too. Default: `"50us"`.
+        min_time_between_cnps: TimeV,
+        /// Base RTT given to congestion control (HPCC's T, TIMELY's minimum RTT): auto = each
+        /// QP's own path. Default: `"auto"`.
+        base_rtt: TimeAuto,
+        /// DCQCN parameters. Default: see `[nic.dcqcn]`.
+        dcqcn: Dcqcn,
+        /// RCM parameters. Default: see `[nic.rcm]`.
+        rcm: Rcm,
+        /// HPCC parameters. Default: see `[nic.hpcc]`.
+        hpcc: Hpcc,
+        /// TIMELY parameters. Default: see `[nic.timely]`.
+        timely: Timely,
+        /// DCTCP parameters. Default: see `[nic.dctcp]`.
+        dctcp: Dctcp,
+        /// Accepted (must be a table) and ignored until the NIC cache model exists.
+        /// Default: none.
+        cache: AnyTable,
+        /// `[nic.host.<host>]`: per-host tables of the same keys (not inside another one).
+        /// Default: none.
+        host: Named<Nic>,
     }
 }
 
+table! {
+    /// `rx`: the NIC's receive pipeline. The NIC pauses its switch when the RX buffer reaches
+    /// `xoff` and resumes at `xon`; a packet arriving to a full buffer is dropped.
+    pub struct Rx {
+        /// Drain rate; `"line"`: packets are consumed as they arrive. Default: `"line"`.
+        rate: RateLine,
+        /// RX buffer. Default: `"256KB"`.
+        buffer: Size,
+        /// Pause threshold; not above `buffer`. Default: `"128KB"`.
+        xoff: Size,
+        /// Resume threshold; not above `xoff`. Default: `"96KB"`.
+        xon: Size,
+    }
+}
+
+fn cc_kind(x: &str) -> CcKind {
+    match x {
+        "rcm" => CcKind::Rcm,
+        "dcqcn" => CcKind::Dcqcn,
+        "hpcc" => CcKind::Hpcc,
+        "timely" => CcKind::Timely,
+        "dctcp" => CcKind::Dctcp,
+        _ => CcKind::None,
+    }
+}
+
+fn apply_rx(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
+    let Some(rx) = ctx.get(&t.rx) else { return };
+    let r = &mut p.rx;
+    ctx.set(&rx.rate, |x| r.rate = x);
+    ctx.set(&rx.buffer, |x| r.buffer = x);
+    ctx.set(&rx.xoff, |x| r.xoff = x);
+    ctx.set(&rx.xon, |x| r.xon = x);
+    o.given(&[&rx.buffer, &rx.xoff, &rx.xon]);
+}
+
+fn apply_cc(ctx: &mut Ctx, t: &Nic, p: &mut NicParams) {
+    let c = &mut p.cc_params;
+    if let Some(d) = ctx.get(&t.dcqcn) {
+        if let Some(x) = cc::dcqcn(ctx, &d, &c.dcqcn) {
+            // The notification point paces CNPs by the profile's interval.
+            p.min_time_between_cnps = x.min_time_between_cnps;
+            c.dcqcn = x;
+        }
+    }
+    if let Some(x) = ctx
+        .get(&t.rcm)
+        .and_then(|r| cc::rcm(ctx, &r, &t.rcm.key, &c.rcm))
+    {
+        c.rcm = x;
+    }
+    if let Some(x) = ctx.get(&t.hpcc).and_then(|h| cc::hpcc(ctx, &h, &c.hpcc)) {
+        c.hpcc = x;
+    }
+    if let Some(x) = ctx
+        .get(&t.timely)
+        .and_then(|h| cc::timely(ctx, &h, &c.timely))
+    {
+        c.timely = x;
+    }
+    if let Some(x) = ctx.get(&t.dctcp).and_then(|h| cc::dctcp(ctx, &h, &c.dctcp)) {
+        c.dctcp = x;
+    }
+}
+
+/// Apply one `[nic]`-shaped table onto `p` (recording in `o` which table set the RX keys).
+pub fn apply(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
+    ctx.set(&t.mtu, |x| p.mtu = x as u32);
+    ctx.set(&t.transport, |x| {
+        p.transport = if x == "gb0" {
+            TransportKind::Gb0
+        } else {
+            TransportKind::Gbn
+        }
+    });
+    ctx.set(&t.cc, |x| p.cc = cc_kind(x));
+    ctx.set(&t.dscp, |x| p.dscp = x);
+    ctx.set(&t.cnp_dscp, |x| p.cnp_dscp = x);
+    ctx.set(&t.ack_every, |x| p.ack_every = x as u32);
+    ctx.set(&t.rto, |x| p.rto = x);
+    ctx.set(&t.ttl, |x| p.ttl = x as u8);
+    ctx.set(&t.dscp_to_tc, |x| p.dscp_to_tc = x);
+    ctx.set(&t.pfc_enable, |x| p.pfc_enable = x);
+    ctx.set(&t.pfc_quanta, |x| p.pfc_quanta = x as u16);
+    ctx.set(&t.pfc_response, |x| p.pfc_response = x);
+    ctx.set(&t.pfc_prevention_tout, |x| p.pfc_prevention_tout = x);
+    ctx.set(&t.base_rtt, |x| p.base_rtt = x);
+    ctx.set(&t.cache, |()| ());
+    apply_rx(ctx, t, p, o);
+    // After `dcqcn`, whose profile sets the CNP interval too: an explicit key wins.
+    apply_cc(ctx, t, p);
+    ctx.set(&t.min_time_between_cnps, |x| p.min_time_between_cnps = x);
+}
+
 /// Cross-key rules of one resolved NIC.
-pub fn validate(ctx: &mut Ctx, p: &NicParams, o: &Origins) {
+fn validate(ctx: &mut Ctx, p: &NicParams, o: &Origins) {
     let rx = &p.rx;
     if rx.xon > rx.xoff {
-        ctx.err(
-            o.key2("rx.xon", "rx.xoff", P),
-            format!(
-                "XON ({}) is above XOFF ({})",
-                fmt_bytes(rx.xon),
-                fmt_bytes(rx.xoff)
-            ),
+        let msg = format!(
+            "XON ({}) is above XOFF ({})",
+            fmt_bytes(rx.xon),
+            fmt_bytes(rx.xoff)
         );
+        ctx.err(o.key2("rx.xon", "rx.xoff"), msg);
     }
     if rx.xoff > rx.buffer {
-        ctx.err(
-            o.key2("rx.xoff", "rx.buffer", P),
-            format!(
-                "XOFF ({}) is above the RX buffer ({})",
-                fmt_bytes(rx.xoff),
-                fmt_bytes(rx.buffer)
-            ),
-        );
+        let (x, b) = (fmt_bytes(rx.xoff), fmt_bytes(rx.buffer));
+        let msg = format!("XOFF ({x}) is above the RX buffer ({b})");
+        ctx.err(o.key2("rx.xoff", "rx.buffer"), msg);
     }
 }
 
@@ -235,145 +208,60 @@ pub struct Nics {
     pub max_mtu: u32,
 }
 
+fn unknown_host(ctx: &mut Ctx, topo: &Topology, name: &str, key: &str) {
+    if topo.hosts.iter().any(|h| h.name == name) {
+        return;
+    }
+    let msg = if topo.switches.iter().any(|s| s.name == name) {
+        format!("`{name}` is a switch, not a host (use [switch.name.{name}])")
+    } else {
+        let hint = suggest::hint(name, topo.hosts.iter().map(|h| h.name.as_str()));
+        format!("unknown host `{name}`{hint}")
+    };
+    ctx.err(key, msg);
+}
+
 /// Check `[nic]` and resolve one [`NicParams`] per host of `topo`. The NIC's `dscp_to_tc` and
 /// `pfc_enable` default to those of `[switch]` (`sw`).
-pub fn parse(ctx: &mut Ctx, root: &Table, sw: &SwitchParams, topo: Option<&Topology>) -> Nics {
+pub fn resolve(ctx: &mut Ctx, t: &Nic, sw: &SwitchParams, topo: Option<&Topology>) -> Nics {
     let before = ctx.count();
     let mut base = NicParams {
         dscp_to_tc: sw.dscp_to_tc,
         pfc_enable: sw.pfc_enable,
         ..NicParams::default()
     };
-    let mut origins = Origins::default();
-    let mut hosts: BTreeMap<String, &Table> = BTreeMap::new();
-    if let Some(v) = root.get(P) {
-        if let Some(t) = ctx.table(v, P) {
-            apply(ctx, t, P, &mut base, &mut origins, true);
-            if let Some(hv) = t.get("host") {
-                let hk = at(P, "host");
-                if let Some(ht) = ctx.table(hv, &hk) {
-                    for (name, v) in ht {
-                        if let Some(st) = ctx.table(v, &at(&hk, name)) {
-                            hosts.insert(name.clone(), st);
-                        }
-                    }
-                }
-            }
-        }
-    }
+    let mut origins = Origins::new("nic");
+    apply(ctx, t, &mut base, &mut origins);
     validate(ctx, &base, &origins);
     let mut max_mtu = base.mtu;
-    let mut layered: HashMap<&str, NicParams> = HashMap::new();
-    for (name, t) in &hosts {
-        let key = at(&at(P, "host"), name);
-        let (mut p, mut o) = (base.clone(), origins.clone());
-        apply(ctx, t, &key, &mut p, &mut o, false);
+    let mut layered: HashMap<String, NicParams> = HashMap::new();
+    for (name, key, h) in ctx.get(&t.host).unwrap_or_default() {
+        let Some(h) = <Nic as Leaf>::read(ctx, &h, &key) else {
+            continue;
+        };
+        if h.host.given() {
+            ctx.unknown_key(&h.host.key);
+        }
+        let (mut p, mut o) = (base.clone(), origins.with(&key));
+        apply(ctx, &h, &mut p, &mut o);
         validate(ctx, &p, &o);
         max_mtu = max_mtu.max(p.mtu);
         if let Some(topo) = topo {
-            if !topo.hosts.iter().any(|h| &h.name == name) {
-                if topo.switches.iter().any(|s| &s.name == name) {
-                    ctx.err(
-                        key,
-                        format!("`{name}` is a switch, not a host (use [switch.name.{name}])"),
-                    );
-                } else {
-                    let hint = suggest::hint(name, topo.hosts.iter().map(|h| h.name.as_str()));
-                    ctx.err(key, format!("unknown host `{name}`{hint}"));
-                }
-            }
+            unknown_host(ctx, topo, &name, &key);
         }
-        layered.insert(name.as_str(), p);
+        layered.insert(name, p);
     }
     let per_host = topo.and_then(|topo| {
         let v: Vec<NicParams> = topo
             .hosts
             .iter()
-            .map(|h| layered.get(h.name.as_str()).unwrap_or(&base).clone())
+            .map(|h| layered.get(&h.name).unwrap_or(&base).clone())
             .collect();
         (ctx.count() == before).then_some(v)
     });
     Nics { per_host, max_mtu }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::units::{Bytes, Rate, Time};
-
-    fn run(s: &str) -> (NicParams, Ctx, u32) {
-        let root: Table = s.parse().unwrap();
-        let mut ctx = Ctx::new("n.toml");
-        let sw = SwitchParams {
-            pfc_enable: 0b10000,
-            ..SwitchParams::default()
-        };
-        let topo = Topology {
-            hosts: vec![crate::topology::HostSpec {
-                name: "A".into(),
-                pod: None,
-            }],
-            ..Topology::default()
-        };
-        let n = parse(&mut ctx, &root, &sw, Some(&topo));
-        let p = n.per_host.map(|mut v| v.remove(0)).unwrap_or_default();
-        (p, ctx, n.max_mtu)
-    }
-
-    #[test]
-    fn reads_keys_and_defaults_from_switch() {
-        let (p, ctx, _) = run(r#"
-            [nic]
-            mtu = 2048
-            transport = "gb0"
-            cc = "none"
-            dscp = 24
-            ack_every = 4
-            rto = "2ms"
-            rx = { rate = "20Gbps", buffer = "512KB", xoff = "256KB", xon = "200KB" }
-            pfc_prevention_tout = "off"
-            dcqcn = { profile = "paper" }
-            [nic.host.A]
-            ttl = 3
-            "#);
-        assert!(ctx.errors.is_empty(), "{:?}", ctx.errors);
-        assert_eq!(
-            (p.mtu, p.transport, p.dscp, p.ack_every),
-            (2048, TransportKind::Gb0, 24, 4)
-        );
-        assert_eq!(p.rto, Time::from_ms(2));
-        assert_eq!(p.ttl, 3);
-        assert_eq!(p.rx.rate, Some(Rate::gbps(20)));
-        assert_eq!(p.rx.buffer, Bytes(512_000));
-        assert_eq!(p.pfc_prevention_tout, None);
-        assert_eq!(p.pfc_enable, 0b10000, "defaults to [switch] pfc_enable");
-    }
-
-    #[test]
-    fn errors_name_their_keys() {
-        let (_, ctx, max_mtu) = run(
-            "[nic]\nmtu = 10000\ntransport = \"irn\"\ncc = \"dcqnc\"\ndscp = 64\nack_every = 0\n\
-             rx = { xon = \"300KB\" }\n[nic.host.B]\nmtu = 4096\n[nic.host.A]\nrx = { buffer = \"100KB\" }\n",
-        );
-        let keys: Vec<&str> = ctx.errors.iter().map(|e| e.key.as_str()).collect();
-        for k in [
-            "nic.mtu",
-            "nic.transport",
-            "nic.cc",
-            "nic.dscp",
-            "nic.ack_every",
-            "nic.rx.xon",
-            "nic.host.A.rx.buffer",
-            "nic.host.B",
-        ] {
-            assert!(keys.contains(&k), "no {k} in {keys:?}");
-        }
-        assert_eq!(max_mtu, 4096);
-        let cc = ctx.errors.iter().find(|e| e.key == "nic.cc").unwrap();
-        assert!(
-            cc.message.contains("did you mean `dcqcn`"),
-            "{}",
-            cc.message
-        );
-    }
+impl Layered for Nic {
+    const SCHEMA: &'static str = "#/properties/nic";
 }

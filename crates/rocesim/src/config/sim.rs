@@ -1,181 +1,127 @@
-//! `[sim]` and `[output]`.
+//! `[sim]` (run control) and `[output]` (what to write and where).
 
 use std::path::PathBuf;
 
-use toml::Table;
-
-use super::check::{at, Ctx};
+use super::check::Ctx;
+use super::leaf::{choice, Bool, Count, Str, TimeOff, TimeV};
 use super::scenario::{OutputParams, SimParams, TableFormat};
+use crate::table;
 use crate::units::Time;
 
-/// Check `[sim]`. `None` when it has errors.
-pub fn parse_sim(ctx: &mut Ctx, root: &Table) -> Option<SimParams> {
-    const P: &str = "sim";
-    let t = match root.get(P) {
-        Some(v) => ctx.table(v, P)?,
-        None => {
-            ctx.err(P, "missing required section [sim] (at least `duration`)");
-            return None;
-        }
-    };
-    ctx.keys(
-        t,
-        P,
-        &[
-            "duration",
-            "seed",
-            "warmup",
-            "stop_when_done",
-            "deadlock_detection",
-            "stop_on_deadlock",
-        ],
-    );
-    let duration = ctx.req(t, P, "duration", "a time like \"10ms\"", Ctx::time);
-    if duration == Some(Time::ZERO) {
-        ctx.err(at(P, "duration"), "the duration must be positive");
+table! {
+    /// `[sim]`: run control.
+    pub struct Sim {
+        /// Simulated time to run; must be positive. Required.
+        duration: TimeV,
+        /// Master seed; every random stream (ECMP source ports, loss, ...) derives from it.
+        /// Default: `1`.
+        seed: Count,
+        /// The statistics window (goodput, counters in the summary) starts here; must be
+        /// before `duration`. Default: `"0us"`.
+        warmup: TimeV,
+        /// End the run as soon as every finite flow has completed. Default: `true`.
+        stop_when_done: Bool,
+        /// Report a PFC deadlock once its wait-for cycle has persisted this long (the detector
+        /// checks every tenth of it, between 10 us and 1 ms, and idles while nothing is
+        /// paused). Default: `"10ms"`.
+        deadlock_detection: TimeOff,
+        /// End the run when a deadlock is reported. Default: `false`.
+        stop_on_deadlock: Bool,
     }
-    let seed = ctx.or(t, P, "seed", 1, |c, v, k| c.uint(v, k, 0, u64::MAX));
-    let warmup = ctx.or(t, P, "warmup", Time::ZERO, Ctx::time);
+}
+
+choice!(/// Table file format.
+    FormatV ["csv", "parquet"] later []);
+
+table! {
+    /// `[output]`: what to write and where.
+    pub struct Output {
+        /// Result directory (`--out DIR` overrides). Default: `"results/<scenario name>"`.
+        dir: Str,
+        /// Per-flow throughput sampling interval (`timeseries/throughput.csv`).
+        /// Default: `"100us"`.
+        throughput_interval: TimeOff,
+        /// Queue-depth sampling interval (`timeseries/queues.csv`). Default: `"10us"`.
+        queue_sample_interval: TimeOff,
+        /// Table format. Default: `"csv"`.
+        format: FormatV,
+        /// Write `report.html`. Default: `true`.
+        report: Bool,
+        /// Keep at most this many rows in `pfc.csv`; later pauses are counted, not kept.
+        /// Default: `1000000`.
+        max_pfc_log: Count,
+    }
+}
+
+/// Check `[sim]`; `None` when it has errors.
+pub fn sim(ctx: &mut Ctx, t: Option<&Sim>) -> Option<SimParams> {
+    let Some(t) = t else {
+        ctx.err(
+            "sim",
+            "missing required section [sim] (at least `duration`)",
+        );
+        return None;
+    };
+    let duration = ctx.req(&t.duration, "a time like \"10ms\"");
+    if duration == Some(Time::ZERO) {
+        ctx.err(&t.duration.key, "the duration must be positive");
+    }
+    let seed = ctx.or(&t.seed, 1);
+    let warmup = ctx.or(&t.warmup, Time::ZERO);
     if let (Some(d), Some(w)) = (duration, warmup) {
         if w >= d && d > Time::ZERO {
-            ctx.err(
-                at(P, "warmup"),
-                format!("warmup ({w}) is not before the end of the run ({d})"),
-            );
+            let msg = format!("warmup ({w}) is not before the end of the run ({d})");
+            ctx.err(&t.warmup.key, msg);
         }
     }
-    let stop_when_done = ctx.or(t, P, "stop_when_done", true, Ctx::boolean);
+    let stop_when_done = ctx.or(&t.stop_when_done, true);
     // "off" (zero) disables the detector.
-    let deadlock_detection = ctx.or(t, P, "deadlock_detection", Time::from_ms(10), |c, v, k| {
-        c.time_or_off(v, k).map(|x| x.unwrap_or(Time::ZERO))
-    });
-    let stop_on_deadlock = ctx.or(t, P, "stop_on_deadlock", false, Ctx::boolean);
+    let deadlock = ctx.or(&t.deadlock_detection, Some(Time::from_ms(10)));
+    let stop_on_deadlock = ctx.or(&t.stop_on_deadlock, false);
     Some(SimParams {
-        duration: duration?,
-        seed: seed?,
-        warmup: warmup?,
         stop_when_done: stop_when_done?,
-        deadlock_detection: deadlock_detection?,
+        deadlock_detection: deadlock?.unwrap_or(Time::ZERO),
         stop_on_deadlock: stop_on_deadlock?,
+        duration: duration?,
+        seed: seed? as u64,
+        warmup: warmup?,
     })
 }
 
-/// Check `[output]` (all optional). `None` when it has errors.
-pub fn parse_output(ctx: &mut Ctx, root: &Table, name: &str) -> Option<OutputParams> {
-    const P: &str = "output";
-    let empty = Table::new();
-    let t = match root.get(P) {
-        Some(v) => ctx.table(v, P)?,
-        None => &empty,
-    };
-    ctx.keys(
-        t,
-        P,
-        &[
-            "dir",
-            "throughput_interval",
-            "queue_sample_interval",
-            "format",
-            "report",
-            "max_pfc_log",
-        ],
-    );
-    let dir = ctx.or(t, P, "dir", format!("results/{name}"), |c, v, k| {
-        match c.string(v, k) {
-            Some(s) if s.is_empty() => {
-                c.err(k, "the output directory cannot be empty");
-                None
-            }
-            s => s,
-        }
-    });
-    let nonzero = |c: &mut Ctx, v: &toml::Value, k: &str| match c.time_or_off(v, k)? {
+/// A sampling interval: positive or off.
+fn interval(ctx: &mut Ctx, f: &super::declare::V<TimeOff>, dflt: Time) -> Option<Option<Time>> {
+    match ctx.or(f, Some(dflt))? {
         Some(Time::ZERO) => {
-            c.err(k, "an interval must be positive (or \"off\")");
+            ctx.err(&f.key, "an interval must be positive (or \"off\")");
             None
         }
         x => Some(x),
+    }
+}
+
+/// Check `[output]` (all optional); `name` is the scenario's. `None` when it has errors.
+pub fn output(ctx: &mut Ctx, t: &Output, name: &str) -> Option<OutputParams> {
+    let dir = match ctx.or(&t.dir, format!("results/{name}")) {
+        Some(s) if s.is_empty() => {
+            ctx.err(&t.dir.key, "the output directory cannot be empty");
+            None
+        }
+        s => s,
     };
-    let throughput_interval = ctx.or(
-        t,
-        P,
-        "throughput_interval",
-        Some(Time::from_us(100)),
-        nonzero,
-    );
-    let queue_sample_interval = ctx.or(
-        t,
-        P,
-        "queue_sample_interval",
-        Some(Time::from_us(10)),
-        nonzero,
-    );
-    let format = ctx.or(t, P, "format", TableFormat::Csv, |c, v, k| {
-        c.choice(v, k, &["csv", "parquet"]).map(|f| match f {
-            "parquet" => TableFormat::Parquet,
-            _ => TableFormat::Csv,
-        })
+    let throughput_interval = interval(ctx, &t.throughput_interval, Time::from_us(100));
+    let queue_sample_interval = interval(ctx, &t.queue_sample_interval, Time::from_us(10));
+    let format = ctx.or(&t.format, "csv").map(|f| match f {
+        "parquet" => TableFormat::Parquet,
+        _ => TableFormat::Csv,
     });
-    let report = ctx.or(t, P, "report", true, Ctx::boolean);
-    let max_pfc_log = ctx.or(t, P, "max_pfc_log", 1_000_000, |c, v, k| {
-        c.uint(v, k, 0, u64::MAX).map(|x| x as usize)
-    });
+    let report = ctx.or(&t.report, true);
+    let max_pfc_log = ctx.or(&t.max_pfc_log, 1_000_000);
     Some(OutputParams {
         dir: PathBuf::from(dir?),
         throughput_interval: throughput_interval?,
         queue_sample_interval: queue_sample_interval?,
         format: format?,
         report: report?,
-        max_pfc_log: max_pfc_log?,
+        max_pfc_log: max_pfc_log? as usize,
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn sim(s: &str) -> (Option<SimParams>, Ctx) {
-        let mut ctx = Ctx::new("s.toml");
-        let r = parse_sim(&mut ctx, &s.parse().unwrap());
-        (r, ctx)
-    }
-
-    #[test]
-    fn sim_defaults_and_errors() {
-        let (s, ctx) = sim("[sim]\nduration = \"10ms\"\n");
-        assert!(ctx.errors.is_empty());
-        let s = s.unwrap();
-        assert_eq!((s.seed, s.warmup, s.stop_when_done), (1, Time::ZERO, true));
-        let (s, ctx) =
-            sim("[sim]\nduration = \"1ms\"\nwarmup = \"1ms\"\nseed = -1\nstop_when_done = 1\n");
-        assert!(s.is_none());
-        let keys: Vec<&str> = ctx.errors.iter().map(|e| e.key.as_str()).collect();
-        assert_eq!(keys, ["sim.seed", "sim.warmup", "sim.stop_when_done"]);
-        let (_, ctx) = sim("[sim]\nseed = 3\n");
-        assert_eq!(ctx.errors[0].key, "sim.duration");
-        let (_, ctx) = sim("[sim]\nduration = 5\n");
-        assert_eq!(
-            ctx.errors[0].message,
-            "expected a time like \"1us\", found integer 5"
-        );
-    }
-
-    #[test]
-    fn output_defaults_and_off() {
-        let mut ctx = Ctx::new("s.toml");
-        let o = parse_output(&mut ctx, &Table::new(), "pl").unwrap();
-        assert_eq!(o.dir, PathBuf::from("results/pl"));
-        assert_eq!(o.throughput_interval, Some(Time::from_us(100)));
-        assert_eq!(o.queue_sample_interval, Some(Time::from_us(10)));
-        assert_eq!(
-            (o.format, o.report, o.max_pfc_log),
-            (TableFormat::Csv, true, 1_000_000)
-        );
-        let root =
-            "[output]\nthroughput_interval = \"off\"\nformat = \"parquet\"\nmax_pfc_log = -5\n";
-        let r = parse_output(&mut ctx, &root.parse().unwrap(), "pl");
-        assert!(r.is_none());
-        assert_eq!(ctx.errors.len(), 1);
-        assert_eq!(ctx.errors[0].key, "output.max_pfc_log");
-    }
 }

@@ -1,85 +1,224 @@
-//! `[topology]`: the explicit list form or one of the generated kinds, checked and built.
+//! `[topology]`: an explicit list of nodes and links, or one of the generated kinds; each
+//! kind is its own declared table.
 
-use toml::{Table, Value};
+use serde_json::json;
+use toml::Value;
 
-use super::check::{at, idx, Ctx};
+use super::check::{idx, Ctx};
+use super::declare::{KeyDoc, Leaf, SubTable, Table, TypeDoc, V};
+use super::leaf::{choice, Int, RateV, Str, TimeV};
+use super::lists::Names;
+use crate::table;
 use crate::topology::{self, ExplicitLink, LinkClass, Topology, TopologyDef};
-
-/// Topology kinds, as written in `kind`.
-pub const KINDS: &[&str] = &[
-    "explicit",
-    "star",
-    "dumbbell",
-    "chain",
-    "ring",
-    "leaf_spine",
-    "fat_tree",
-    "clos3",
-];
+use crate::units::{Rate, Time};
 
 /// Largest node count a generated topology may have (a guard against typos like `k = 4000`).
 pub const MAX_NODES: u64 = 2_000_000;
 
-const P: &str = "topology";
+choice!(/// The topology kind.
+    KindV ["explicit", "star", "dumbbell", "chain", "ring", "leaf_spine", "fat_tree", "clos3"]
+    later []);
 
-/// A `{ rate, delay }` link class.
-pub fn link_class(ctx: &mut Ctx, v: &Value, key: &str) -> Option<LinkClass> {
-    let t = ctx.table(v, key)?;
-    ctx.keys(t, key, &["rate", "delay"]);
-    let rate = ctx.req(t, key, "rate", "a rate like \"40Gbps\"", Ctx::rate);
-    let delay = ctx.req(t, key, "delay", "a time like \"1us\"", Ctx::time);
-    Some(LinkClass {
-        rate: rate?,
-        delay: delay?,
-    })
+/// A count of switches or hosts.
+type N = Int<1, 1_000_000>;
+
+table! {
+    /// A link class: rate and one-way propagation delay.
+    pub struct Link {
+        /// Line rate. Required.
+        rate: RateV,
+        /// One-way propagation delay. Required.
+        delay: TimeV,
+    }
 }
 
-fn count(ctx: &mut Ctx, t: &Table, key: &str, what: &str) -> Option<u32> {
-    ctx.req(t, P, key, what, |c, v, k| {
-        c.uint(v, k, 1, 1_000_000).map(|x| x as u32)
-    })
+table! {
+    /// An explicit link written as a table (rate and delay override `link`).
+    pub struct LinkEntry {
+        /// One end. Required.
+        a: Str,
+        /// The other end. Required.
+        b: Str,
+        /// Rate of this link. Default: `link`'s.
+        rate: RateV,
+        /// Delay of this link. Default: `link`'s.
+        delay: TimeV,
+    }
 }
 
-fn names(ctx: &mut Ctx, t: &Table, key: &str) -> Option<Vec<String>> {
-    let full = at(P, key);
-    let v = match t.get(key) {
-        Some(v) => v,
-        None => {
-            ctx.err(
-                full,
-                format!("missing required key `{key}` (a list of names)"),
-            );
-            return None;
-        }
-    };
-    let a = ctx.array(v, &full)?;
-    let mut out = Vec::with_capacity(a.len());
-    let mut ok = true;
-    for (i, x) in a.iter().enumerate() {
-        match ctx.string(x, &idx(&full, i)) {
-            Some(s) if s.is_empty() => {
-                ctx.err(idx(&full, i), "a name cannot be empty");
-                ok = false;
-            }
-            Some(s) => out.push(s),
-            None => ok = false,
+table! {
+    /// Explicit topology: node names and links. A node's ports are numbered in the order its
+    /// links appear; all switches have the role `switch`.
+    pub struct Explicit {
+        /// May be omitted. Default: `"explicit"`.
+        kind: KindV,
+        /// Host (NIC) names; `all` and names with `/` are reserved. Required.
+        hosts: Names,
+        /// Switch names. Required.
+        switches: Names,
+        /// Each a pair `["A", "S1"]` or a table `{ a, b, rate, delay }` (rate and delay
+        /// optional, overriding `link`). Required.
+        links: Links,
+        /// Default class of every link; required unless every link gives rate and delay.
+        /// Default: none.
+        link: Link,
+    }
+}
+
+table! {
+    /// `kind = "star"`: one switch `sw0` with `hosts` hosts.
+    pub struct Star {
+        /// `"star"`. Required.
+        kind: KindV,
+        /// Number of hosts. Required.
+        hosts: N,
+        /// Host link class. Required.
+        link: Link,
+    }
+}
+
+table! {
+    /// `kind = "dumbbell"`, `"chain"` or `"ring"`: switches `sw0`–`sw1`–… in a line (a ring
+    /// closes it), `hosts_per_switch` hosts on each.
+    pub struct Line {
+        /// `"dumbbell"`, `"chain"` or `"ring"`. Required.
+        kind: KindV,
+        /// Number of switches: a dumbbell has 2, a ring at least 3; required for a chain and
+        /// a ring. Default: `2` for a dumbbell.
+        switches: Int<0, { u32::MAX as i64 }>,
+        /// Hosts attached to each switch. Required.
+        hosts_per_switch: N,
+        /// Host link class. Required.
+        link: Link,
+        /// Switch-to-switch link class. Default: `link`.
+        fabric_link: Link,
+    }
+}
+
+table! {
+    /// `kind = "leaf_spine"`: `leaf0..` (role `leaf`), `spine0..` (role `spine`); every leaf
+    /// connects to every spine.
+    pub struct LeafSpine {
+        /// `"leaf_spine"`. Required.
+        kind: KindV,
+        /// Number of leaf switches. Required.
+        leaves: N,
+        /// Number of spine switches. Required.
+        spines: N,
+        /// Hosts attached to each leaf. Required.
+        hosts_per_leaf: N,
+        /// Host link class. Required.
+        host_link: Link,
+        /// Leaf-spine link class. Default: `host_link`.
+        fabric_link: Link,
+    }
+}
+
+table! {
+    /// `kind = "fat_tree"`: `edge0..`, `agg0..`, `core0..` (roles `edge`, `agg`, `core`);
+    /// hosts and pod switches carry their pod (`"pod1/*"`).
+    pub struct FatTree {
+        /// `"fat_tree"`. Required.
+        kind: KindV,
+        /// Switch port count, even. Required.
+        k: N,
+        /// Host link class. Required.
+        host_link: Link,
+        /// Switch-to-switch link class. Default: `host_link`.
+        fabric_link: Link,
+        /// Hosts per edge = oversubscription × k/2. Default: `1`.
+        oversubscription: N,
+    }
+}
+
+table! {
+    /// `kind = "clos3"`: `tor0..`, `leaf0..`, `spine0..` (roles `tor`, `leaf`, `spine`) —
+    /// Guo et al. 2016, Fig. 7.
+    pub struct Clos3 {
+        /// `"clos3"`. Required.
+        kind: KindV,
+        /// Number of podsets. Required.
+        podsets: N,
+        /// ToRs in each podset. Required.
+        tors_per_podset: N,
+        /// Leaves in each podset. Required.
+        leaves_per_podset: N,
+        /// Number of spine switches. Required.
+        spines: N,
+        /// Hosts attached to each ToR. Required.
+        hosts_per_tor: N,
+        /// Host link class. Required.
+        host_link: Link,
+        /// Switch-to-switch link class. Default: `host_link`.
+        fabric_link: Link,
+    }
+}
+
+/// The key tables of the topology kinds, for the docs.
+pub const KINDS: &[(&str, &[KeyDoc])] = &[
+    ("topology.explicit", Explicit::KEYS),
+    ("topology.star", Star::KEYS),
+    ("topology.line", Line::KEYS),
+    ("topology.leaf_spine", LeafSpine::KEYS),
+    ("topology.fat_tree", FatTree::KEYS),
+    ("topology.clos3", Clos3::KEYS),
+];
+
+/// `[topology]`: a table whose `kind` selects its keys.
+pub struct TopologyV;
+impl SubTable for TopologyV {}
+impl Leaf for TopologyV {
+    type Out = Value;
+    fn read(c: &mut Ctx, v: &Value, k: &str) -> Option<Value> {
+        c.table(v, k).map(|_| v.clone())
+    }
+    fn doc() -> TypeDoc {
+        TypeDoc {
+            name: "table".into(),
+            schema: super::lists::kinds_schema(KINDS),
         }
     }
-    ok.then_some(out)
 }
 
-fn explicit_link(ctx: &mut Ctx, v: &Value, key: &str) -> Option<ExplicitLink> {
-    match v {
-        Value::Array(a) => {
-            if a.len() != 2 {
-                ctx.err(
-                    key,
-                    format!("a link is a pair of node names, found {} elements", a.len()),
-                );
-                return None;
+/// Explicit links: pairs or tables.
+pub struct Links;
+impl SubTable for Links {}
+impl Leaf for Links {
+    type Out = Vec<ExplicitLink>;
+    fn read(c: &mut Ctx, v: &Value, k: &str) -> Option<Self::Out> {
+        let mut ok = true;
+        let mut out = Vec::new();
+        for (i, x) in c.array(v, k)?.iter().enumerate() {
+            match explicit_link(c, x, &idx(k, i)) {
+                Some(l) => out.push(l),
+                None => ok = false,
             }
-            let x = ctx.string(&a[0], &idx(key, 0));
-            let y = ctx.string(&a[1], &idx(key, 1));
+        }
+        ok.then_some(out)
+    }
+    fn doc() -> TypeDoc {
+        TypeDoc {
+            name: "list".into(),
+            schema: json!({ "type": "array", "items": { "anyOf": [
+                { "type": "array", "items": { "type": "string" }, "minItems": 2, "maxItems": 2 },
+                LinkEntry::doc().schema ] } }),
+        }
+    }
+}
+
+fn explicit_link(c: &mut Ctx, v: &Value, k: &str) -> Option<ExplicitLink> {
+    match v {
+        Value::Array(a) if a.len() != 2 => {
+            let n = a.len();
+            c.err(
+                k,
+                format!("a link is a pair of node names, found {n} elements"),
+            );
+            None
+        }
+        Value::Array(a) => {
+            let x = c.string(&a[0], &idx(k, 0));
+            let y = c.string(&a[1], &idx(k, 1));
             Some(ExplicitLink {
                 a: x?,
                 b: y?,
@@ -87,22 +226,20 @@ fn explicit_link(ctx: &mut Ctx, v: &Value, key: &str) -> Option<ExplicitLink> {
                 delay: None,
             })
         }
-        Value::Table(t) => {
-            ctx.keys(t, key, &["a", "b", "rate", "delay"]);
-            let x = ctx.req(t, key, "a", "a node name", Ctx::string);
-            let y = ctx.req(t, key, "b", "a node name", Ctx::string);
-            let rate = ctx.opt(t, key, "rate", Ctx::rate);
-            let delay = ctx.opt(t, key, "delay", Ctx::time);
+        Value::Table(_) => {
+            let t = LinkEntry::read(c, v, k)?;
+            let (a, b) = (c.req(&t.a, "a node name"), c.req(&t.b, "a node name"));
+            let (rate, delay) = (c.get(&t.rate), c.get(&t.delay));
             Some(ExplicitLink {
-                a: x?,
-                b: y?,
+                a: a?,
+                b: b?,
                 rate,
                 delay,
             })
         }
         _ => {
-            ctx.expected(
-                key,
+            c.expected(
+                k,
                 "a pair [\"A\", \"S1\"] or a table { a, b, rate, delay }",
                 v,
             );
@@ -111,464 +248,246 @@ fn explicit_link(ctx: &mut Ctx, v: &Value, key: &str) -> Option<ExplicitLink> {
     }
 }
 
-fn explicit(ctx: &mut Ctx, t: &Table) -> Option<TopologyDef> {
-    ctx.keys(t, P, &["kind", "hosts", "switches", "links", "link"]);
-    let hosts = names(ctx, t, "hosts");
-    let switches = names(ctx, t, "switches");
-    let mut links = Vec::new();
-    let mut links_ok = true;
-    match t.get("links") {
-        None => {
-            ctx.err(
-                at(P, "links"),
-                "missing required key `links` (a list of [a, b] pairs)",
-            );
-            links_ok = false;
-        }
-        Some(v) => {
-            let key = at(P, "links");
-            match ctx.array(v, &key) {
-                Some(a) => {
-                    for (i, x) in a.iter().enumerate() {
-                        match explicit_link(ctx, x, &idx(&key, i)) {
-                            Some(l) => links.push(l),
-                            None => links_ok = false,
-                        }
-                    }
-                }
-                None => links_ok = false,
-            }
-        }
+/// A required link class.
+fn class(c: &mut Ctx, f: &V<Link>) -> Option<LinkClass> {
+    let t = c.req(f, "{ rate, delay }")?;
+    let rate = c.req(&t.rate, "a rate like \"40Gbps\"");
+    let delay = c.req(&t.delay, "a time like \"1us\"");
+    Some(LinkClass {
+        rate: rate?,
+        delay: delay?,
+    })
+}
+
+/// `fabric_link`, defaulting to the host link class.
+fn fabric(c: &mut Ctx, f: &V<Link>, dflt: Option<LinkClass>) -> Option<LinkClass> {
+    if f.given() {
+        class(c, f)
+    } else {
+        dflt
     }
-    let all_given = links.iter().all(|l| l.rate.is_some() && l.delay.is_some());
-    let link = match t.get("link") {
-        Some(v) => link_class(ctx, v, &at(P, "link")),
-        None if links_ok && all_given => {
-            // Every link names its own rate and delay; the default is never used.
-            Some(LinkClass {
-                rate: crate::units::Rate::gbps(100),
-                delay: crate::units::Time::ZERO,
-            })
-        }
-        None => {
-            ctx.err(
-                at(P, "link"),
-                "missing required key `link` (the default { rate, delay } of links that give none)",
-            );
-            None
-        }
+}
+
+fn count(c: &mut Ctx, f: &V<N>, what: &str) -> Option<u32> {
+    c.req(f, what).map(|x| x as u32)
+}
+
+fn explicit(c: &mut Ctx, t: &Explicit) -> Option<TopologyDef> {
+    let hosts = c.req(&t.hosts, "a list of names");
+    let switches = c.req(&t.switches, "a list of names");
+    let links = c.req(&t.links, "a list of [a, b] pairs");
+    let all_given = links
+        .as_ref()
+        .is_some_and(|l| l.iter().all(|l| l.rate.is_some() && l.delay.is_some()));
+    let link = match (t.link.given(), all_given) {
+        (true, _) => class(c, &t.link),
+        // Every link names its own rate and delay; the default is never used.
+        (false, true) => Some(LinkClass {
+            rate: Rate::gbps(100),
+            delay: Time::ZERO,
+        }),
+        (false, false) => c
+            .req(
+                &t.link,
+                "the default { rate, delay } of links that give none",
+            )
+            .and(None),
     };
-    if !links_ok {
-        return None;
-    }
     Some(TopologyDef::Explicit {
         hosts: hosts?,
         switches: switches?,
-        links,
+        links: links?,
         link: link?,
     })
 }
 
-fn class(ctx: &mut Ctx, t: &Table, key: &str) -> Option<LinkClass> {
-    match t.get(key) {
-        Some(v) => link_class(ctx, v, &at(P, key)),
-        None => {
-            ctx.err(
-                at(P, key),
-                format!("missing required key `{key}` ({{ rate, delay }})"),
-            );
-            None
-        }
-    }
-}
-
-/// `fabric_link`, defaulting to `dflt` when absent.
-fn fabric(ctx: &mut Ctx, t: &Table, dflt: Option<LinkClass>) -> Option<LinkClass> {
-    match t.get("fabric_link") {
-        Some(v) => link_class(ctx, v, &at(P, "fabric_link")),
-        None => dflt,
-    }
-}
-
-fn too_big(ctx: &mut Ctx, nodes: u64) -> bool {
+fn too_big(c: &mut Ctx, nodes: u64) -> Option<()> {
     if nodes > MAX_NODES {
-        ctx.err(
-            P,
+        c.err(
+            "topology",
             format!("this topology would have {nodes} nodes (at most {MAX_NODES})"),
         );
-        true
-    } else {
-        false
+        return None;
     }
+    Some(())
 }
 
-fn generated(ctx: &mut Ctx, t: &Table, kind: &str) -> Option<TopologyDef> {
-    let before = ctx.count();
+fn line(c: &mut Ctx, t: &Line, kind: &str) -> Option<TopologyDef> {
+    let switches = if kind == "dumbbell" {
+        match c.get(&t.switches) {
+            Some(2) | None => Some(2),
+            Some(n) => {
+                c.err(
+                    &t.switches.key,
+                    format!("a dumbbell has 2 switches, found {n}"),
+                );
+                None
+            }
+        }
+    } else {
+        let raw = t.switches.raw.as_ref();
+        if raw.is_none() {
+            c.req(&t.switches, "the number of switches");
+        }
+        raw.and_then(|v| N::read(c, v, &t.switches.key))
+    };
+    if kind == "ring" && matches!(switches, Some(1 | 2)) {
+        c.err(&t.switches.key, "a ring needs at least 3 switches");
+    }
+    let hosts_per_switch = count(c, &t.hosts_per_switch, "hosts attached to each switch");
+    let link = class(c, &t.link);
+    let fabric_link = fabric(c, &t.fabric_link, link);
+    let (switches, hosts_per_switch) = (switches? as u32, hosts_per_switch?);
+    let (link, fabric_link) = (link?, fabric_link?);
+    too_big(c, u64::from(switches) * (1 + u64::from(hosts_per_switch)))?;
+    Some(match kind {
+        "dumbbell" => TopologyDef::Dumbbell {
+            hosts_per_switch,
+            link,
+            fabric_link,
+        },
+        "chain" => TopologyDef::Chain {
+            switches,
+            hosts_per_switch,
+            link,
+            fabric_link,
+        },
+        _ => TopologyDef::Ring {
+            switches,
+            hosts_per_switch,
+            link,
+            fabric_link,
+        },
+    })
+}
+
+fn leaf_spine(c: &mut Ctx, t: &LeafSpine) -> Option<TopologyDef> {
+    let leaves = count(c, &t.leaves, "the number of leaf switches");
+    let spines = count(c, &t.spines, "the number of spine switches");
+    let hosts_per_leaf = count(c, &t.hosts_per_leaf, "hosts attached to each leaf");
+    let host_link = class(c, &t.host_link);
+    let fabric_link = fabric(c, &t.fabric_link, host_link);
+    let (leaves, spines, hosts_per_leaf) = (leaves?, spines?, hosts_per_leaf?);
+    let nodes = u64::from(leaves) * (1 + u64::from(hosts_per_leaf)) + u64::from(spines);
+    too_big(c, nodes)?;
+    let (host_link, fabric_link) = (host_link?, fabric_link?);
+    Some(TopologyDef::LeafSpine {
+        leaves,
+        spines,
+        hosts_per_leaf,
+        host_link,
+        fabric_link,
+    })
+}
+
+fn fat_tree(c: &mut Ctx, t: &FatTree) -> Option<TopologyDef> {
+    let k = count(c, &t.k, "the switch port count, even");
+    if let Some(k) = k.filter(|k| k % 2 != 0) {
+        c.err(&t.k.key, format!("k must be even, found {k}"));
+    }
+    let oversubscription = c.or(&t.oversubscription, 1).map(|x| x as u32);
+    let host_link = class(c, &t.host_link);
+    let fabric_link = fabric(c, &t.fabric_link, host_link);
+    let (k, oversubscription) = (k?, oversubscription?);
+    let k64 = u64::from(k);
+    // k^3/4 × oversubscription hosts + 5k^2/4 switches.
+    too_big(
+        c,
+        k64 * k64 * k64 / 4 * u64::from(oversubscription) + 5 * k64 * k64 / 4,
+    )?;
+    let (host_link, fabric_link) = (host_link?, fabric_link?);
+    Some(TopologyDef::FatTree {
+        k,
+        host_link,
+        fabric_link,
+        oversubscription,
+    })
+}
+
+fn clos3(c: &mut Ctx, t: &Clos3) -> Option<TopologyDef> {
+    let podsets = count(c, &t.podsets, "the number of podsets");
+    let tors = count(c, &t.tors_per_podset, "ToRs in each podset");
+    let leaves = count(c, &t.leaves_per_podset, "leaves in each podset");
+    let spines = count(c, &t.spines, "the number of spine switches");
+    let hosts = count(c, &t.hosts_per_tor, "hosts attached to each ToR");
+    let host_link = class(c, &t.host_link);
+    let fabric_link = fabric(c, &t.fabric_link, host_link);
+    let (podsets, tors_per_podset, leaves_per_podset, spines, hosts_per_tor) =
+        (podsets?, tors?, leaves?, spines?, hosts?);
+    let per_podset = u64::from(tors_per_podset) * (1 + u64::from(hosts_per_tor));
+    too_big(
+        c,
+        u64::from(podsets) * (per_podset + u64::from(leaves_per_podset)) + u64::from(spines),
+    )?;
+    Some(TopologyDef::Clos3 {
+        podsets,
+        tors_per_podset,
+        leaves_per_podset,
+        spines,
+        hosts_per_tor,
+        host_link: host_link?,
+        fabric_link: fabric_link?,
+    })
+}
+
+/// The typed definition of `[topology]` (the table `v`); `None` when it has errors.
+pub fn def(c: &mut Ctx, v: &Value) -> Option<TopologyDef> {
+    const P: &str = "topology";
+    let kind = match v.get("kind") {
+        None => "explicit",
+        // Keys cannot be checked against an unknown kind.
+        Some(k) => KindV::read(c, k, "topology.kind")?,
+    };
+    let before = c.count();
+    // An explicit topology with only unknown keys is still built, so that flows and faults
+    // can be checked against its node names.
     let def = match kind {
+        "explicit" => {
+            let t = Explicit::read(c, v, P)?;
+            explicit(c, &t)
+        }
         "star" => {
-            ctx.keys(t, P, &["kind", "hosts", "link"]);
-            let hosts = count(ctx, t, "hosts", "the number of hosts");
-            let link = class(ctx, t, "link");
-            TopologyDef::Star {
+            let t = Star::read(c, v, P)?;
+            let hosts = count(c, &t.hosts, "the number of hosts");
+            let link = class(c, &t.link);
+            Some(TopologyDef::Star {
                 hosts: hosts?,
                 link: link?,
-            }
+            })
         }
         "dumbbell" | "chain" | "ring" => {
-            ctx.keys(
-                t,
-                P,
-                &[
-                    "kind",
-                    "switches",
-                    "hosts_per_switch",
-                    "link",
-                    "fabric_link",
-                ],
-            );
-            let switches = if kind == "dumbbell" {
-                match ctx.opt(t, P, "switches", |c, v, k| c.uint(v, k, 0, u32::MAX as u64)) {
-                    Some(2) | None => Some(2),
-                    Some(n) => {
-                        ctx.err(
-                            at(P, "switches"),
-                            format!("a dumbbell has 2 switches, found {n}"),
-                        );
-                        None
-                    }
-                }
-            } else {
-                count(ctx, t, "switches", "the number of switches")
-            };
-            if kind == "ring" && matches!(switches, Some(1 | 2)) {
-                ctx.err(at(P, "switches"), "a ring needs at least 3 switches");
-            }
-            let hps = count(ctx, t, "hosts_per_switch", "hosts attached to each switch");
-            let link = class(ctx, t, "link");
-            let fabric_link = fabric(ctx, t, link);
-            let (switches, hosts_per_switch, link, fabric_link) =
-                (switches?, hps?, link?, fabric_link?);
-            if too_big(ctx, switches as u64 * (1 + hosts_per_switch as u64)) {
-                return None;
-            }
-            match kind {
-                "dumbbell" => TopologyDef::Dumbbell {
-                    hosts_per_switch,
-                    link,
-                    fabric_link,
-                },
-                "chain" => TopologyDef::Chain {
-                    switches,
-                    hosts_per_switch,
-                    link,
-                    fabric_link,
-                },
-                _ => TopologyDef::Ring {
-                    switches,
-                    hosts_per_switch,
-                    link,
-                    fabric_link,
-                },
-            }
+            let t = Line::read(c, v, P)?;
+            line(c, &t, kind)
         }
         "leaf_spine" => {
-            ctx.keys(
-                t,
-                P,
-                &[
-                    "kind",
-                    "leaves",
-                    "spines",
-                    "hosts_per_leaf",
-                    "host_link",
-                    "fabric_link",
-                ],
-            );
-            let leaves = count(ctx, t, "leaves", "the number of leaf switches");
-            let spines = count(ctx, t, "spines", "the number of spine switches");
-            let hpl = count(ctx, t, "hosts_per_leaf", "hosts attached to each leaf");
-            let host_link = class(ctx, t, "host_link");
-            let fabric_link = fabric(ctx, t, host_link);
-            let (leaves, spines, hosts_per_leaf) = (leaves?, spines?, hpl?);
-            if too_big(
-                ctx,
-                leaves as u64 * (1 + hosts_per_leaf as u64) + spines as u64,
-            ) {
-                return None;
-            }
-            TopologyDef::LeafSpine {
-                leaves,
-                spines,
-                hosts_per_leaf,
-                host_link: host_link?,
-                fabric_link: fabric_link?,
-            }
+            let t = LeafSpine::read(c, v, P)?;
+            leaf_spine(c, &t)
         }
         "fat_tree" => {
-            ctx.keys(
-                t,
-                P,
-                &["kind", "k", "host_link", "fabric_link", "oversubscription"],
-            );
-            let k = count(ctx, t, "k", "the switch port count, even");
-            if let Some(k) = k {
-                if k % 2 != 0 {
-                    ctx.err(at(P, "k"), format!("k must be even, found {k}"));
-                }
-            }
-            let os = ctx.or(t, P, "oversubscription", 1, |c, v, k| {
-                c.uint(v, k, 1, 1_000_000).map(|x| x as u32)
-            });
-            let host_link = class(ctx, t, "host_link");
-            let fabric_link = fabric(ctx, t, host_link);
-            let (k, oversubscription) = (k?, os?);
-            let k64 = k as u64;
-            // k^3/4 × oversubscription hosts + 5k^2/4 switches.
-            if too_big(
-                ctx,
-                k64 * k64 * k64 / 4 * oversubscription as u64 + 5 * k64 * k64 / 4,
-            ) {
-                return None;
-            }
-            TopologyDef::FatTree {
-                k,
-                host_link: host_link?,
-                fabric_link: fabric_link?,
-                oversubscription,
-            }
+            let t = FatTree::read(c, v, P)?;
+            fat_tree(c, &t)
         }
-        "clos3" => {
-            ctx.keys(
-                t,
-                P,
-                &[
-                    "kind",
-                    "podsets",
-                    "tors_per_podset",
-                    "leaves_per_podset",
-                    "spines",
-                    "hosts_per_tor",
-                    "host_link",
-                    "fabric_link",
-                ],
-            );
-            let podsets = count(ctx, t, "podsets", "the number of podsets");
-            let tors = count(ctx, t, "tors_per_podset", "ToRs in each podset");
-            let leaves = count(ctx, t, "leaves_per_podset", "leaves in each podset");
-            let spines = count(ctx, t, "spines", "the number of spine switches");
-            let hpt = count(ctx, t, "hosts_per_tor", "hosts attached to each ToR");
-            let host_link = class(ctx, t, "host_link");
-            let fabric_link = fabric(ctx, t, host_link);
-            let (podsets, tors_per_podset, leaves_per_podset, spines, hosts_per_tor) =
-                (podsets?, tors?, leaves?, spines?, hpt?);
-            let nodes = podsets as u64
-                * (tors_per_podset as u64 * (1 + hosts_per_tor as u64) + leaves_per_podset as u64)
-                + spines as u64;
-            if too_big(ctx, nodes) {
-                return None;
-            }
-            TopologyDef::Clos3 {
-                podsets,
-                tors_per_podset,
-                leaves_per_podset,
-                spines,
-                hosts_per_tor,
-                host_link: host_link?,
-                fabric_link: fabric_link?,
-            }
+        _ => {
+            let t = Clos3::read(c, v, P)?;
+            clos3(c, &t)
         }
-        _ => return None,
-    };
-    (ctx.count() == before).then_some(def)
+    }?;
+    (kind == "explicit" || c.count() == before).then_some(def)
 }
 
-/// Check `[topology]` and build it. `None` when it has errors (all recorded).
-pub fn parse(ctx: &mut Ctx, root: &Table) -> Option<Topology> {
-    let t = match root.get(P) {
-        Some(v) => ctx.table(v, P)?,
-        None => {
-            ctx.err(P, "missing required section [topology]");
-            return None;
-        }
+/// Check `[topology]` and build it; `None` when it has errors (all recorded).
+pub fn parse(c: &mut Ctx, v: Option<&Value>) -> Option<Topology> {
+    let Some(v) = v else {
+        c.err("topology", "missing required section [topology]");
+        return None;
     };
-    let kind = match t.get("kind") {
-        None => "explicit",
-        Some(v) => match ctx.choice(v, &at(P, "kind"), KINDS) {
-            Some(k) => k,
-            None => {
-                // Keys cannot be checked against an unknown kind.
-                return None;
-            }
-        },
-    };
-    // A def comes back only when every value it needs was valid; other mistakes in the
-    // section (an unknown key) are reported but do not stop the topology from being built,
-    // so that flows and faults can still be checked against its node names.
-    let def = if kind == "explicit" {
-        explicit(ctx, t)
-    } else {
-        generated(ctx, t, kind)
-    }?;
-    match topology::build(&def) {
+    match topology::build(&def(c, v)?) {
         Ok(topo) => Some(topo),
         Err(errs) => {
             for e in errs {
-                ctx.err(P, e);
+                c.err("topology", e);
             }
             None
         }
-    }
-}
-
-/// The def of `[topology]` without building it (for tests of the checker alone).
-#[cfg(test)]
-pub fn def_only(ctx: &mut Ctx, root: &Table) -> Option<TopologyDef> {
-    let t = ctx.table(root.get(P)?, P)?;
-    let kind = match t.get("kind") {
-        None => "explicit",
-        Some(v) => ctx.choice(v, &at(P, "kind"), KINDS)?,
-    };
-    if kind == "explicit" {
-        explicit(ctx, t)
-    } else {
-        generated(ctx, t, kind)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::units::{Rate, Time};
-
-    fn run(s: &str) -> (Option<TopologyDef>, Ctx) {
-        let root: Table = s.parse().unwrap();
-        let mut ctx = Ctx::new("t.toml");
-        let d = def_only(&mut ctx, &root);
-        (d, ctx)
-    }
-
-    #[test]
-    fn explicit_pairs_and_tables() {
-        let (d, ctx) = run(r#"
-            [topology]
-            hosts = ["A", "B"]
-            switches = ["S1"]
-            links = [["A", "S1"], { a = "B", b = "S1", rate = "100Gbps" }]
-            link = { rate = "40Gbps", delay = "1us" }
-        "#);
-        assert!(ctx.errors.is_empty(), "{:?}", ctx.errors);
-        let Some(TopologyDef::Explicit {
-            hosts, links, link, ..
-        }) = d
-        else {
-            panic!()
-        };
-        assert_eq!(hosts, ["A", "B"]);
-        assert_eq!(
-            link,
-            LinkClass {
-                rate: Rate::gbps(40),
-                delay: Time::from_us(1)
-            }
-        );
-        assert_eq!(links[1].rate, Some(Rate::gbps(100)));
-        assert_eq!(links[1].delay, None);
-    }
-
-    #[test]
-    fn unknown_key_suggests() {
-        let (_, ctx) = run(r#"
-            [topology]
-            hosts = ["A"]
-            switches = ["S1"]
-            linkz = [["A", "S1"]]
-            link = { rate = "40Gbps", delay = "1us" }
-        "#);
-        let e = ctx
-            .errors
-            .iter()
-            .find(|e| e.key == "topology.linkz")
-            .unwrap();
-        assert_eq!(
-            e.message,
-            "unknown key `topology.linkz`; did you mean `links`?"
-        );
-        assert!(ctx.errors.iter().any(|e| e.key == "topology.links"));
-    }
-
-    #[test]
-    fn generated_kinds_and_defaults() {
-        let (d, ctx) = run(r#"
-            [topology]
-            kind = "fat_tree"
-            k = 4
-            host_link = { rate = "100G", delay = "1us" }
-        "#);
-        assert!(ctx.errors.is_empty(), "{:?}", ctx.errors);
-        let Some(TopologyDef::FatTree {
-            k,
-            oversubscription,
-            fabric_link,
-            ..
-        }) = d
-        else {
-            panic!()
-        };
-        assert_eq!((k, oversubscription), (4, 1));
-        assert_eq!(fabric_link.rate, Rate::gbps(100));
-
-        let (d, ctx) = run(r#"
-            [topology]
-            kind = "dumbbell"
-            hosts_per_switch = 2
-            link = { rate = "40G", delay = "1us" }
-            fabric_link = { rate = "10G", delay = "2us" }
-        "#);
-        assert!(ctx.errors.is_empty(), "{:?}", ctx.errors);
-        assert!(matches!(
-            d,
-            Some(TopologyDef::Dumbbell {
-                hosts_per_switch: 2,
-                ..
-            })
-        ));
-    }
-
-    #[test]
-    fn bad_counts_and_classes() {
-        let (d, ctx) = run(r#"
-            [topology]
-            kind = "leaf_spine"
-            leaves = -2
-            spines = 2.5
-            hosts_per_leaf = 0
-            host_link = { rate = "40", delay = 1 }
-        "#);
-        assert!(d.is_none());
-        for k in [
-            "topology.leaves",
-            "topology.spines",
-            "topology.hosts_per_leaf",
-            "topology.host_link.rate",
-            "topology.host_link.delay",
-        ] {
-            assert!(
-                ctx.errors.iter().any(|e| e.key == k),
-                "no error for {k}: {:?}",
-                ctx.errors
-            );
-        }
-        let (_, ctx) = run("[topology]\nkind = \"fat_tree\"\nk = 3\nhost_link = { rate = \"1G\", delay = \"1us\" }\n");
-        assert!(ctx
-            .errors
-            .iter()
-            .any(|e| e.key == "topology.k" && e.message.contains("even")));
-        let (_, ctx) = run("[topology]\nkind = \"fat_tree\"\nk = 4000\nhost_link = { rate = \"1G\", delay = \"1us\" }\n");
-        assert!(ctx
-            .errors
-            .iter()
-            .any(|e| e.key == "topology" && e.message.contains("nodes")));
-        let (_, ctx) = run("[topology]\nkind = \"leafspine\"\n");
-        assert!(ctx.errors[0].message.contains("did you mean `leaf_spine`?"));
     }
 }

@@ -6,4 +6,6 @@ pub mod cdf_file;
 pub mod flow;
 pub mod generators;
 pub mod poisson;
+pub mod trace;
+pub mod workload;
 pub use flow::{FlowKind, FlowSpec};

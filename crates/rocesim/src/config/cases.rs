@@ -1,0 +1,227 @@
+//! Per-key cases of the checker on the parking-lot scenario of [`super::tests`]: an error at
+//! the expected key with the expected words, and values that layers and profiles resolve to.
+
+use super::tests::{load_pl, PARKING_LOT};
+use crate::fabric::params::Headroom;
+use crate::units::{Bytes, Rate, Time};
+
+/// One case a line: `overrides (separated by " ; ") | key | words of its error message`.
+const ERRORS: &str = r#"
+sim.duration=5 | sim.duration | expected a time like "1us", found integer 5
+sim.warmup=60ms | sim.warmup | is not before the end of the run
+sim.seed=-3 | sim.seed | expected a non-negative integer, found -3
+switch.buffer_size=12 parsecs | switch.buffer_size | invalid size
+switch.dscp_to_tc={ 70 = 3 } | switch.dscp_to_tc.70 | not a number in 0..=63
+switch.dscp_to_tc={ 26 = 9 } | switch.dscp_to_tc.26 | traffic class 9 is above 7
+switch.lossless.headroom=100 | switch.lossless.headroom | smaller than one frame
+switch.ecn.pmax=1.5 | switch.ecn.pmax | 1.5 is outside [0, 1]
+switch.ecn.kmin=300KB | switch.ecn.kmin | kmin (300KB) is above kmax (200KB)
+switch.congestion_detection=rcm_2 | switch.congestion_detection | unknown value `rcm_2`
+switch.name.S9.latency=1us | switch.name.S9 | unknown switch `S9`
+nic.mtu=10000 | nic.mtu | out of range
+nic.mtu=32 | nic.mtu | out of range
+nic.ack_every=0 | nic.ack_every | out of range
+nic.dscp=64 | nic.dscp | DSCP 64 is above 63
+nic.transport=irn | nic.transport | not supported yet
+nic.cc=dcqnc | nic.cc | did you mean `dcqcn`?
+nic.rx.xon=200KB | nic.rx.xon | XON (200KB) is above XOFF (128KB)
+nic.rx.xoff=300KB | nic.rx.xoff | XOFF (300KB) is above the RX buffer (256KB)
+nic.host.Z.mtu=1024 | nic.host.Z | unknown host `Z`
+flow[0].src=Q | flow[0].src | unknown host `Q`
+flow[0].dst=A | flow[0].dst | cannot go from `A` to itself
+flow[0].size=-1 | flow[0].size | cannot be negative
+flow[0].kind=tcp | flow[0].kind | not supported yet
+fault[0].at=70ms | fault[0].at | after the end of the run
+fault[0].host=RR | fault[0].host | unknown host `RR`
+fault[1].link=["A", "R"] | fault[1].link | there is no link between `A` and `R`
+output.format=xml | output.format | unknown value `xml`
+output.throughput_interval=5 | output.throughput_interval | expected a time like "1us" or "off"
+topology.link.rate=40 | topology.link.rate | expected a rate like
+topology.links[0][1]=S9 | topology | 
+nic.dcqcn.rpg_time_rest=55us | nic.dcqcn.rpg_time_rest | did you mean `rpg_time_reset`?
+nic.dcqcn.dce_tcp_g=1.5 | nic.dcqcn.dce_tcp_g | outside (0, 1]
+nic.dcqcn.initial_alpha_value=1024 | nic.dcqcn.initial_alpha_value | mlx5 10-bit
+nic.dcqcn.profile=mellanox | nic.dcqcn.profile | expected one of paper, nvidia
+nic.dcqcn.dce_tcp_rtt=0us | nic.dcqcn.dce_tcp_rtt | must be positive
+nic.dcqcn.rpg_time_reset="55" | nic.dcqcn.rpg_time_reset | no unit
+nic.dcqcn.clamp_tgt_rate=1 | nic.dcqcn.clamp_tgt_rate | expected true or false
+nic.rcm.recovery_time=off ; nic.rcm.recovery_bytes=off | nic.rcm | never recover
+nic.rcm.step=rtt | nic.rcm.step | unknown value `rtt`
+nic.rcm.max_level=0 | nic.rcm.max_level | out of range
+nic.rcm.recovery_bytes=0 | nic.rcm.recovery_bytes | must be positive
+nic.hpcc.etaa=0.9 | nic.hpcc.etaa | did you mean `eta`?
+nic.hpcc.t=0us | nic.hpcc.t | must be positive
+nic.hpcc.eta=1.5 | nic.hpcc.eta | 1.5 is outside (0, 1]
+nic.timely.t_low=600us | nic.timely.t_low | t_low (600us) must be below t_high (500us)
+nic.timely.update=rrt | nic.timely.update | did you mean `rtt`?
+nic.timely.hai_after=0 | nic.timely.hai_after | out of range
+nic.dctcp.alpha_init=1.5 | nic.dctcp.alpha_init | outside [0, 1]
+nic.dctcp=3 | nic.dctcp | expected a table, found integer 3
+nic.host.S1.mtu=1024 | nic.host.S1 | is a switch, not a host
+nic.host.R.host.A.mtu=1024 | nic.host.R.host | unknown key
+nic.host.R.rx.buffer=100KB | nic.host.R.rx.buffer | XOFF (128KB) is above the RX buffer
+switch.role.tor.latency=1us | switch.role.tor | no switch has role `tor`
+switch.role.swich.latency=1us | switch.role.swich | did you mean `switch`?
+switch.name.R.latency=1us | switch.name.R | is a host, not a switch
+switch.name.S2.role.x=1 | switch.name.S2.role | unknown key
+switch.buffer_mode=static ; switch.name.S1.lossless.xon=300KB | switch.name.S1.lossless.xon | XON (300KB) is above XOFF (180KB)
+switch.pfc_watchdog.action=dorp | switch.pfc_watchdog.action | did you mean `drop`?
+switch.pfc_watchdog.poll_interval=0us | switch.pfc_watchdog.poll_interval | positive
+switch.cable_length=5 parsecs | switch.cable_length | invalid length
+switch.scheduler={ 3 = { dwr = 5 } } | switch.scheduler.3.dwr | unknown key
+switch.scheduler={ 9 = "strict" } | switch.scheduler.9 | not a number in 0..=7
+switch.lossless.headroom=-0.5 | switch.lossless.headroom | must be positive
+switch.buffer_size=0 | switch.buffer_size | must be positive
+switch.ecn=3 | switch.ecn | or "off"
+topology.kind=leafspine | topology.kind | did you mean `leaf_spine`?
+fault[1].every=0 | fault[1].every | out of range
+fault[1].probability=0.5 | fault[1].probability | not both
+fault[1].from=A | fault[1].from | `A` is not an end of the link
+fault[0].until=1ms | fault[0].until | is not after `at`
+fault[0].kind=link_down | fault[0].host | unknown key
+fault[2].kind=route_override ; fault[2].switch=S1 ; fault[2].dst=R ; fault[2].via=R | fault[2].via | `R` is not a neighbour of `S1`
+fault[2].kind=mac_age_out ; fault[2].switch=S2 ; fault[2].host=Q | fault[2].host | unknown host `Q`
+workload[0].kind=pingmesh | workload[0].kind | not supported yet
+workload[0].kind=incast ; workload[0].senders=all ; workload[0].receiver=R ; workload[0].size=1MB ; workload[0].count=2 | workload[0].count | needs `repeat`
+workload[0].kind=poisson ; workload[0].cdf=websearh ; workload[0].load=0.5 | workload[0].cdf | did you mean `websearch`?
+workload[0].kind=poisson ; workload[0].cdf=websearch ; workload[0].load=1.5 | workload[0].load | (0, 1]
+workload[0].kind=permutation ; workload[0].hosts=A | workload[0].hosts | at least two hosts
+workload[0].kind=all_to_all ; workload[0].seed=3 | workload[0].seed | unknown key
+workload[0].kind=storage_read ; workload[0].client=R ; workload[0].targets=R ; workload[0].count=1 | workload[0].targets | no target other than the client
+workload[0].kind=trace ; workload[0].file=missing.csv | workload[0].file | cannot read trace
+workload[0].kind=incast ; workload[0].senders=all | workload[0].receiver | missing required key
+flow[1].name=b-to-r ; flow[0].name=b-to-r | flow[1].name | already named
+"#;
+
+/// The parking lot with one (valid) workload, for the `workload[0]` cases to change.
+fn with_workload() -> String {
+    format!("{PARKING_LOT}\n[[workload]]\nkind = \"all_to_all\"\n")
+}
+
+#[test]
+fn errors_name_their_key() {
+    let text = with_workload();
+    assert!(load_pl(&text, &[]).is_ok());
+    for case in ERRORS.lines().filter(|l| !l.is_empty()) {
+        let [sets, key, words] = [0, 1, 2].map(|i| case.split(" |").nth(i).unwrap_or("").trim());
+        let sets: Vec<&str> = sets.split(" ; ").collect();
+        let e = load_pl(&text, &sets)
+            .err()
+            .unwrap_or_else(|| panic!("{sets:?}: no error"));
+        assert!(e.iter().all(|x| x.file == "parking-lot.toml"), "{e}");
+        let found = e.iter().find(|x| x.key == key);
+        let found = found.unwrap_or_else(|| panic!("{sets:?}: no error at `{key}` in:\n{e}"));
+        assert!(
+            found.message.contains(words),
+            "{sets:?}: `{}` lacks `{words}`",
+            found.message
+        );
+    }
+}
+
+#[test]
+fn dcqcn_integers_are_mlx5_fixed_point_and_profiles_come_first() {
+    let s = load_pl(
+        PARKING_LOT,
+        &[
+            "nic.dcqcn.dce_tcp_g=1020",
+            "nic.dcqcn.initial_alpha_value=512",
+        ],
+    );
+    let d = &s.unwrap().nics[0].cc_params.dcqcn;
+    assert_eq!((d.g, d.initial_alpha_value), (4.0 / 1024.0, 0.5));
+    let sets = [
+        "nic.dcqcn.dce_tcp_g=0.5",
+        "nic.dcqcn.initial_alpha_value=1.0",
+    ];
+    let d = load_pl(PARKING_LOT, &sets).unwrap().nics[0]
+        .cc_params
+        .dcqcn
+        .clone();
+    assert_eq!((d.g, d.initial_alpha_value), (0.5, 1.0));
+    // `profile` is applied first whatever its place; the other keys override it.
+    let text = PARKING_LOT.replace(
+        "dcqcn = { profile = \"paper\" }",
+        "dcqcn = { rpg_ai_rate = \"5Mbps\", profile = \"nvidia\" }",
+    );
+    let s = load_pl(&text, &[]).unwrap();
+    let d = &s.nics[0].cc_params.dcqcn;
+    assert_eq!((d.rpg_ai_rate, d.rpg_threshold), (Rate::mbps(5), 1));
+    assert_eq!(s.nics[0].min_time_between_cnps, Time::from_us(4));
+}
+
+#[test]
+fn headroom_integer_is_bytes_float_is_a_multiple_of_auto() {
+    let h = |v: &str| {
+        load_pl(PARKING_LOT, &[v]).unwrap().switches[0]
+            .lossless
+            .headroom
+    };
+    assert_eq!(
+        h("switch.lossless.headroom=4000"),
+        Headroom::Fixed(Bytes(4000))
+    );
+    assert_eq!(h("switch.lossless.headroom=2.0"), Headroom::AutoScaled(2.0));
+    assert_eq!(h("switch.lossless.headroom=auto"), Headroom::Auto);
+}
+
+#[test]
+fn layers_change_only_the_keys_they_name() {
+    let sets = [
+        "switch.role.switch.latency=1us",
+        "switch.role.switch.lossless.dynamic_th=-2",
+        "switch.name.S2.buffer_size=1MB",
+        "nic.hpcc.t=12.48us",
+        "nic.host.R.hpcc.eta=0.9",
+    ];
+    let s = load_pl(PARKING_LOT, &sets).unwrap();
+    let (s1, s2) = (&s.switches[0], &s.switches[1]);
+    assert_eq!(
+        (s1.latency, s1.buffer_size),
+        (Time::from_us(1), Bytes(12_000_000))
+    );
+    // [switch.name.S2] of the file sets latency = "500ns" over the role's.
+    assert_eq!(
+        (s2.latency, s2.buffer_size),
+        (Time::from_ns(500), Bytes(1_000_000))
+    );
+    assert_eq!((s1.lossless.dynamic_th, s2.lossless.dynamic_th), (-2, -2));
+    assert_eq!(
+        s1.lossless.xon_offset,
+        Bytes(2_000),
+        "keys a layer does not name are kept"
+    );
+    let (a, r) = (&s.nics[0].cc_params.hpcc, &s.nics[4].cc_params.hpcc);
+    assert_eq!((a.eta, r.eta), (0.95, 0.9));
+    assert_eq!(
+        (a.t, r.t),
+        (Some(Time::from_ns(12_480)), Some(Time::from_ns(12_480)))
+    );
+    assert_eq!(
+        (s.nics[0].rx.rate, s.nics[4].rx.rate),
+        (None, Some(Rate::gbps(20)))
+    );
+}
+
+#[test]
+fn incast_rounds_and_workload_order() {
+    let sets = [
+        "workload[0].kind=incast",
+        "workload[0].senders=[\"A\", \"B\", \"R\"]",
+        "workload[0].receiver=R",
+        "workload[0].size=64KB",
+        "workload[0].repeat=10us",
+        "workload[0].count=3",
+    ];
+    let s = load_pl(&with_workload(), &sets).unwrap();
+    // Three explicit flows, then 2 senders × 3 rounds.
+    assert_eq!(s.flows.len(), 3 + 6);
+    let starts: Vec<Time> = s.flows[3..].iter().map(|f| f.start).collect();
+    assert_eq!(
+        starts.iter().filter(|t| **t == Time::from_us(20)).count(),
+        2
+    );
+    assert!(s.flows[3..]
+        .iter()
+        .all(|f| f.dst == 4 && f.size == Some(64_000)));
+}
