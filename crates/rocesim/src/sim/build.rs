@@ -274,8 +274,7 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
         rx: RxPipeline::new(n.rx),
         senders: Default::default(),
         responders: Default::default(),
-        active: Vec::new(),
-        rr: 0,
+        sched: Default::default(),
         wake_at: Time::NEVER,
         storm: StormGuard {
             timeout: n.pfc_prevention_tout,

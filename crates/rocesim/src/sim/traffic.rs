@@ -8,6 +8,7 @@ use crate::fabric::routing::flow_hash;
 use crate::ids::{FlowId, QpId};
 use crate::nic::cc::{CcContext, CcState};
 use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
+use crate::nic::qp_state::QpState;
 use crate::packet::ROCEV2_UDP_PORT;
 use crate::units::Time;
 
@@ -55,7 +56,7 @@ impl Sim {
         let (requester, responder) = self.open_qp(f, now);
         let (src, dst) = (requester.flow_src(&self.scenario), requester.dst);
         let recv = self.nics[dst as usize].open_responder(responder);
-        let send = self.nics[src as usize].open_requester(requester);
+        let send = self.nics[src as usize].open_requester(requester, now);
         self.ctx.conns.connect(FlowId(f), QpId(send), QpId(recv));
         let ctx = &mut self.ctx;
         self.nics[src as usize].try_send(ctx);
@@ -96,6 +97,8 @@ impl Sim {
             hash,
             rto: snic.rto,
             cc_timer_at: Time::NEVER,
+            rank: 0,
+            state: QpState::Drained,
             sq: SendQp {
                 npkts,
                 size,
