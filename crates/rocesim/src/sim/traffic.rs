@@ -2,6 +2,7 @@
 //! completes), opening both ends of their QP (the part connection setup plays), and noticing
 //! when every finite flow is done.
 
+use super::chains::Chains;
 use super::Sim;
 use crate::engine::Event;
 use crate::fabric::routing::flow_hash;
@@ -19,8 +20,8 @@ pub(crate) struct FlowStarts {
     pub order: Vec<u32>,
     /// Position of the next flow in `order`.
     pub next: usize,
-    /// Flows chained to each flow: started when it completes.
-    pub dependents: Vec<Vec<u32>>,
+    /// Flows chained to others: started when those complete.
+    pub dependents: Chains,
     /// Finite flows not yet complete.
     pub finite_left: usize,
     /// Some flow is long-lived.
@@ -142,10 +143,13 @@ impl Sim {
         let done = std::mem::take(&mut self.ctx.monitor.completed);
         for f in &done {
             self.starts.finite_left = self.starts.finite_left.saturating_sub(1);
-            for &d in &self.starts.dependents[f.idx()] {
+            for d in self.starts.dependents.of(f.0) {
                 let gap = self.scenario.flows[d as usize].start;
                 self.ctx.events.schedule(now + gap, Event::StartChained(d));
             }
+        }
+        for f in &done {
+            self.retire(f.0);
         }
         self.ctx.monitor.completed = done;
         self.ctx.monitor.completed.clear();
