@@ -10,6 +10,8 @@ pub mod qp;
 pub mod qp_state;
 pub mod rank_set;
 pub mod ready;
+#[cfg(test)]
+mod ready_tests;
 pub mod requester;
 pub mod responder;
 pub mod rx_pipeline;

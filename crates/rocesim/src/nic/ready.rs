@@ -203,6 +203,13 @@ impl ReadyList {
     /// The first Ready rank at or after the cursor, circularly, among priorities `cand`.
     #[inline]
     fn first_ready(&self, cand: u8) -> u32 {
+        if cand.is_power_of_two() {
+            let s = &self.ready[cand.trailing_zeros() as usize];
+            return s
+                .next_from(self.cursor)
+                .or_else(|| s.next_from(0))
+                .expect("a candidate priority has a Ready QP");
+        }
         let from = |start: u32| {
             let mut best: Option<u32> = None;
             let mut m = cand;

@@ -32,11 +32,13 @@ impl Nic {
     pub(crate) fn settle(&mut self, slot: u32, now: Time) {
         let r = self.senders.get_mut(slot).expect("live QP");
         let st = r.sq.state_at(now);
-        r.state = st;
-        if st != QpState::Done {
-            let then_ready = st == QpState::Paced && !r.sq.window_full();
-            self.sched.update(r.rank, st, r.sq.next_send, then_ready);
+        let prev = std::mem::replace(&mut r.state, st);
+        // Unchanged and not Paced (whose release time may have moved): the list is right.
+        if (st == prev && st != QpState::Paced) || st == QpState::Done {
+            return;
         }
+        let then_ready = st == QpState::Paced && !r.sq.window_full();
+        self.sched.update(r.rank, st, r.sq.next_send, then_ready);
     }
 
     /// Build QP `slot`'s next data packet (PSN `next_psn`), account it, pace the QP and arm
