@@ -9,6 +9,9 @@ pub struct PacketArena {
     slots: Vec<Packet>,
     free: Vec<u32>,
     live: u32,
+    /// Packets allocated per flow (data and control), so that the world knows when nothing
+    /// of a completed flow is left in the network.
+    by_flow: Vec<u32>,
 }
 
 impl PacketArena {
@@ -16,10 +19,20 @@ impl PacketArena {
     pub fn new() -> Self {
         Self::default()
     }
+    /// An empty arena for the packets of `nflows` flows.
+    pub fn with_flows(nflows: usize) -> Self {
+        PacketArena {
+            by_flow: vec![0; nflows],
+            ..Self::default()
+        }
+    }
     /// Store `p` and return its handle.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
         self.live += 1;
+        if let Some(n) = self.by_flow.get_mut(p.flow as usize) {
+            *n += 1;
+        }
         if let Some(i) = self.free.pop() {
             self.slots[i as usize] = p;
             i
@@ -33,7 +46,15 @@ impl PacketArena {
     pub fn free(&mut self, id: u32) {
         debug_assert!(self.live > 0);
         self.live -= 1;
+        let f = self.slots[id as usize].flow as usize;
+        if let Some(n) = self.by_flow.get_mut(f) {
+            *n -= 1;
+        }
         self.free.push(id);
+    }
+    /// Packets of flow `f` allocated now.
+    pub fn live_of(&self, f: u32) -> u32 {
+        self.by_flow.get(f as usize).copied().unwrap_or(0)
     }
     /// The packet behind a handle.
     #[inline]

@@ -8,6 +8,7 @@
 //! window and feeds congestion control (`cc/`).
 
 use super::qp::{Requester, Responder, Slots};
+use super::ready::ReadyList;
 use super::rx_pipeline::RxPipeline;
 use super::watchdog::StormGuard;
 use crate::engine::Ctx;
@@ -35,10 +36,9 @@ pub struct Nic {
     pub senders: Slots<Requester>,
     /// Responder QPs of the flows it receives.
     pub responders: Slots<Responder>,
-    /// Requester slots with data to send (started, not fully acknowledged), served round robin.
-    pub active: Vec<u32>,
-    /// Round-robin position in `active`.
-    pub rr: usize,
+    /// Requester QPs started and not fully acknowledged, in round-robin order, with the
+    /// ones that may send now.
+    pub sched: ReadyList,
     /// When a pending NicWake fires (`NEVER` = none pending).
     pub wake_at: Time,
     /// The NIC's PFC storm guard (mlx5 `pfc_prevention_tout`).
@@ -52,7 +52,7 @@ impl Nic {
             return;
         }
         if let Some(e) = self.dequeue(ctx) {
-            let more = !self.active.is_empty();
+            let more = !self.sched.is_empty();
             self.port.start_tx(e.pkt, e.wire(), e.tc, more, ctx);
         }
     }
@@ -111,11 +111,28 @@ impl Nic {
         self.try_send(ctx);
     }
 
-    /// Open the requester side of a flow; it joins the round robin. Returns its slot.
-    pub fn open_requester(&mut self, r: Requester) -> u32 {
+    /// Open the requester side of a flow at `now`; it joins the round robin, last. Returns
+    /// its slot.
+    pub fn open_requester(&mut self, r: Requester, now: Time) -> u32 {
+        let tc = r.sq.tc;
         let slot = self.senders.insert(r);
-        self.active.push(slot);
+        if self.sched.needs_compaction() {
+            let senders = &mut self.senders;
+            self.sched
+                .compact(|s, rank| senders.get_mut(s).expect("live QP").rank = rank);
+        }
+        let rank = self.sched.open(slot, tc);
+        self.senders.get_mut(slot).expect("live QP").rank = rank;
+        self.settle(slot, now);
         slot
+    }
+
+    /// Release the requester side of flow `flow` (complete, and nothing of it can reach
+    /// the NIC any more).
+    pub fn release_requester(&mut self, slot: u32, flow: u32) {
+        if self.senders.get(slot).is_some_and(|r| r.flow == flow) {
+            self.senders.remove(slot);
+        }
     }
 
     /// Open the responder side of a flow. Returns its slot.

@@ -7,6 +7,11 @@ pub mod conn;
 pub mod device;
 pub mod params;
 pub mod qp;
+pub mod qp_state;
+pub mod rank_set;
+pub mod ready;
+#[cfg(test)]
+mod ready_tests;
 pub mod requester;
 pub mod responder;
 pub mod rx_pipeline;

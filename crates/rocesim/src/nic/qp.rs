@@ -3,6 +3,7 @@
 
 use super::cc::CcState;
 use super::params::TransportKind;
+use super::qp_state::QpState;
 use crate::units::{Rate, Time};
 
 /// The requester side of a queue pair: which PSNs are sent and acknowledged.
@@ -94,6 +95,10 @@ pub struct Requester {
     pub rto: Time,
     /// When the pending congestion-control timer fires (`NEVER` = none pending).
     pub cc_timer_at: Time,
+    /// Its activation rank in the NIC's ready list (round-robin order).
+    pub rank: u32,
+    /// Its scheduling state as of the last event that touched it.
+    pub state: QpState,
     /// PSN state, pacing and congestion control.
     pub sq: SendQp,
 }

@@ -4,6 +4,7 @@
 
 use super::cc::AckInfo;
 use super::device::Nic;
+use super::qp_state::QpState;
 use super::transport;
 use crate::engine::{Ctx, Event};
 use crate::ids::FlowId;
@@ -38,6 +39,8 @@ impl Nic {
         if !r.has_cc {
             if done {
                 self.complete(slot, ctx);
+            } else {
+                self.settle(slot, now);
             }
             return;
         }
@@ -57,7 +60,10 @@ impl Nic {
         self.arm_cc_timer(slot, ctx);
         if done {
             self.complete(slot, ctx);
-        } else if windowed {
+            return;
+        }
+        self.settle(slot, now);
+        if windowed {
             self.try_send(ctx);
         }
     }
@@ -72,6 +78,7 @@ impl Nic {
             return;
         }
         transport::on_nak(&mut r.sq, psn, ctx.now);
+        self.settle(slot, ctx.now);
         self.try_send(ctx);
     }
 
@@ -84,18 +91,16 @@ impl Nic {
         let r = self.senders.get_mut(slot).expect("live QP");
         r.sq.cc.on_cnp(ctx.now);
         self.arm_cc_timer(slot, ctx);
+        self.settle(slot, ctx.now);
     }
 
     /// Every packet of QP `slot` is acknowledged: it leaves the round robin and the world is
     /// told (it starts dependent flows and closes the responder).
     fn complete(&mut self, slot: u32, ctx: &mut Ctx) {
-        if let Some(i) = self.active.iter().position(|&x| x == slot) {
-            self.active.remove(i);
-            if self.rr > i {
-                self.rr -= 1;
-            }
-        }
-        let f = self.senders.get(slot).expect("live QP").flow;
+        let r = self.senders.get_mut(slot).expect("live QP");
+        r.state = QpState::Done;
+        let f = r.flow;
+        self.sched.close(r.rank);
         ctx.monitor.flows[f as usize].done_at = Some(ctx.now);
         ctx.monitor.completed.push(FlowId(f));
     }
@@ -116,6 +121,7 @@ impl Nic {
         let deadline = sq.last_progress + r.rto;
         if now >= deadline {
             transport::on_timeout(sq, now);
+            self.settle(slot, now);
             self.try_send(ctx);
         } else {
             sq.timer_pending = true;
@@ -150,6 +156,7 @@ impl Nic {
         r.cc_timer_at = Time::NEVER;
         r.sq.cc.on_timer(ctx.now);
         self.arm_cc_timer(slot, ctx);
+        self.settle(slot, ctx.now);
         self.try_send(ctx);
     }
 }

@@ -3,6 +3,7 @@
 //! congestion window permitting), and build that QP's next data packet.
 
 use super::device::Nic;
+use super::qp_state::QpState;
 use crate::engine::{Ctx, Event};
 use crate::fabric::port::QEntry;
 use crate::ids::Priority;
@@ -13,35 +14,31 @@ impl Nic {
     /// The next data packet, or `None` (then a NicWake is scheduled for the earliest time a
     /// paced QP may send).
     pub(crate) fn next_data(&mut self, ctx: &mut Ctx) -> Option<QEntry> {
-        let now = ctx.now;
-        let n = self.active.len();
-        let paused = self.port.pause.mask;
-        let mut earliest = Time::NEVER;
-        for i in 0..n {
-            let idx = (self.rr + i) % n;
-            let slot = self.active[idx];
-            let r = self.senders.get_mut(slot).expect("active QP");
-            let sq = &mut r.sq;
-            if !sq.has_data() || paused & (1 << sq.tc) != 0 {
-                continue;
-            }
-            if sq.next_send > now {
-                earliest = earliest.min(sq.next_send);
-                continue;
-            }
-            if let Some(w) = sq.cc.window() {
-                if sq.outstanding() as u64 * sq.mtu as u64 >= w {
-                    continue;
+        match self.sched.pick(ctx.now, self.port.pause.mask) {
+            Ok(slot) => Some(self.build_data(slot, ctx)),
+            Err(earliest) => {
+                if earliest != Time::NEVER && earliest < self.wake_at {
+                    self.wake_at = earliest;
+                    ctx.schedule(earliest, Event::NicWake(self.id));
                 }
+                None
             }
-            self.rr = idx + 1;
-            return Some(self.build_data(slot, ctx));
         }
-        if earliest != Time::NEVER && earliest < self.wake_at {
-            self.wake_at = earliest;
-            ctx.schedule(earliest, Event::NicWake(self.id));
+    }
+
+    /// Recompute QP `slot`'s scheduling state after an event touched it, and file it in the
+    /// ready list accordingly.
+    #[inline]
+    pub(crate) fn settle(&mut self, slot: u32, now: Time) {
+        let r = self.senders.get_mut(slot).expect("live QP");
+        let st = r.sq.state_at(now);
+        let prev = std::mem::replace(&mut r.state, st);
+        // Unchanged and not Paced (whose release time may have moved): the list is right.
+        if (st == prev && st != QpState::Paced) || st == QpState::Done {
+            return;
         }
-        None
+        let then_ready = st == QpState::Paced && !r.sq.window_full();
+        self.sched.update(r.rank, st, r.sq.next_send, then_ready);
     }
 
     /// Build QP `slot`'s next data packet (PSN `next_psn`), account it, pace the QP and arm
@@ -99,6 +96,7 @@ impl Nic {
         if r.has_cc {
             self.arm_cc_timer(slot, ctx);
         }
+        self.settle(slot, now);
         QEntry::local(ctx.packets.alloc(pkt), wire, tc)
     }
 }

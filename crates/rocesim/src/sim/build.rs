@@ -2,6 +2,7 @@
 //! switches (MMU with its headroom, ECN marker, watchdog), the NICs, routing tables, the flow
 //! start order, and the first events.
 
+use super::chains::Chains;
 use super::traffic::FlowStarts;
 use super::Sim;
 use crate::config::Scenario;
@@ -85,7 +86,7 @@ impl Sim {
             ctx: Ctx {
                 now: Time::ZERO,
                 events: EventQueue::new(),
-                packets: PacketArena::new(),
+                packets: PacketArena::with_flows(scenario.flows.len()),
                 ints: IntPool::default(),
                 monitor: Monitor::new(nports, scenario.flows.len(), congestion, out.max_pfc_log),
                 routes,
@@ -96,6 +97,7 @@ impl Sim {
             nics,
             port_loc,
             starts: flow_starts(&scenario),
+            retiring: Default::default(),
             sampler: Sampler::new(out.throughput_interval, out.queue_sample_interval),
             detector: Detector::new(scenario.sim.deadlock_detection, nports),
             events: 0,
@@ -274,8 +276,7 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
         rx: RxPipeline::new(n.rx),
         senders: Default::default(),
         responders: Default::default(),
-        active: Vec::new(),
-        rr: 0,
+        sched: Default::default(),
         wake_at: Time::NEVER,
         storm: StormGuard {
             timeout: n.pfc_prevention_tout,
@@ -311,14 +312,7 @@ fn initial_routes(sc: &Scenario, plan: &PortPlan) -> RoutingTable {
 /// Flows in start order, chains, and what "all done" waits for.
 fn flow_starts(sc: &Scenario) -> FlowStarts {
     let n = sc.flows.len();
-    let mut dependents: Vec<Vec<u32>> = vec![Vec::new(); n];
-    for (i, f) in sc.flows.iter().enumerate() {
-        if let Some(a) = f.after {
-            if (a as usize) < n && a as usize != i {
-                dependents[a as usize].push(i as u32);
-            }
-        }
-    }
+    let dependents = Chains::new(n, sc.flows.iter().map(|f| f.after));
     let mut order: Vec<u32> = (0..n as u32)
         .filter(|&i| sc.flows[i as usize].after.is_none())
         .collect();

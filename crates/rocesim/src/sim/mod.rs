@@ -8,9 +8,11 @@
 //! which they were scheduled; see `docs/architecture.md`.
 
 mod build;
+mod chains;
 mod faults;
 mod paths;
 mod results;
+mod retire;
 mod traffic;
 
 pub mod testkit;
@@ -31,6 +33,7 @@ use crate::topology::NodeRef;
 use crate::units::Time;
 
 pub use build::BuildError;
+use retire::Retiring;
 use traffic::FlowStarts;
 
 /// What the run loop reports to a progress callback.
@@ -53,6 +56,7 @@ pub struct Sim {
     /// Owner and local index of every port, by network-wide id.
     pub(crate) port_loc: Vec<(NodeRef, u16)>,
     pub(crate) starts: FlowStarts,
+    pub(crate) retiring: Retiring,
     pub(crate) sampler: Sampler,
     pub(crate) detector: Detector,
     pub(crate) scenario: Scenario,

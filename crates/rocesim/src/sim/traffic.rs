@@ -2,12 +2,14 @@
 //! completes), opening both ends of their QP (the part connection setup plays), and noticing
 //! when every finite flow is done.
 
+use super::chains::Chains;
 use super::Sim;
 use crate::engine::Event;
 use crate::fabric::routing::flow_hash;
 use crate::ids::{FlowId, QpId};
 use crate::nic::cc::{CcContext, CcState};
 use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
+use crate::nic::qp_state::QpState;
 use crate::packet::ROCEV2_UDP_PORT;
 use crate::units::Time;
 
@@ -18,8 +20,8 @@ pub(crate) struct FlowStarts {
     pub order: Vec<u32>,
     /// Position of the next flow in `order`.
     pub next: usize,
-    /// Flows chained to each flow: started when it completes.
-    pub dependents: Vec<Vec<u32>>,
+    /// Flows chained to others: started when those complete.
+    pub dependents: Chains,
     /// Finite flows not yet complete.
     pub finite_left: usize,
     /// Some flow is long-lived.
@@ -55,7 +57,7 @@ impl Sim {
         let (requester, responder) = self.open_qp(f, now);
         let (src, dst) = (requester.flow_src(&self.scenario), requester.dst);
         let recv = self.nics[dst as usize].open_responder(responder);
-        let send = self.nics[src as usize].open_requester(requester);
+        let send = self.nics[src as usize].open_requester(requester, now);
         self.ctx.conns.connect(FlowId(f), QpId(send), QpId(recv));
         let ctx = &mut self.ctx;
         self.nics[src as usize].try_send(ctx);
@@ -96,6 +98,8 @@ impl Sim {
             hash,
             rto: snic.rto,
             cc_timer_at: Time::NEVER,
+            rank: 0,
+            state: QpState::Drained,
             sq: SendQp {
                 npkts,
                 size,
@@ -139,10 +143,13 @@ impl Sim {
         let done = std::mem::take(&mut self.ctx.monitor.completed);
         for f in &done {
             self.starts.finite_left = self.starts.finite_left.saturating_sub(1);
-            for &d in &self.starts.dependents[f.idx()] {
+            for d in self.starts.dependents.of(f.0) {
                 let gap = self.scenario.flows[d as usize].start;
                 self.ctx.events.schedule(now + gap, Event::StartChained(d));
             }
+        }
+        for f in &done {
+            self.retire(f.0);
         }
         self.ctx.monitor.completed = done;
         self.ctx.monitor.completed.clear();
