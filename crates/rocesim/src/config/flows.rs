@@ -160,7 +160,7 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
     }
     let src = src?;
     let f = FlowSpec {
-        name,
+        name: name.map(String::into_boxed_str),
         src,
         dst: dst?,
         size: size?,

@@ -23,17 +23,19 @@ const SLOT_SHIFT: u32 = 10;
 const SLOTS: usize = 8192;
 const MASK: u64 = SLOTS as u64 - 1;
 
-/// A pending event with its (time, sequence) key.
+/// A pending event with its (time, sequence) key: 24 bytes (a `u128` key would align the
+/// entry to 32).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
-    key: u128,
+    time: u64,
+    seq: u64,
     event: Event,
 }
 
 impl Entry {
     #[inline]
     fn time(&self) -> u64 {
-        (self.key >> 64) as u64
+        self.time
     }
     #[inline]
     fn slot(&self) -> u64 {
@@ -55,7 +57,7 @@ impl PartialOrd for Entry {
 }
 impl Ord for Entry {
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        self.key.cmp(&o.key)
+        (self.time, self.seq).cmp(&(o.time, o.seq))
     }
 }
 
@@ -111,7 +113,8 @@ impl EventQueue {
         assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
         let e = Entry {
-            key: (at.0 as u128) << 64 | self.seq as u128,
+            time: at.0,
+            seq: self.seq,
             event,
         };
         if e.slot() < self.cur + SLOTS as u64 {

@@ -156,10 +156,10 @@ fn mark(out: PortId, q: QueueId, pkt_id: u32, ctx: &mut Ctx) {
     let cp_id = Monitor::cp_index(out, q) as u32;
     let cp = &mut m.cps[cp_id as usize];
     cp.marked += 1;
-    let f = &mut m.flows[flow as usize];
-    if !f.last_cps.contains(&cp_id) {
-        f.last_cps.rotate_right(1);
-        f.last_cps[0] = cp_id;
+    let last = &mut m.flow_cps[flow as usize];
+    if !last.contains(&cp_id) {
+        last.rotate_right(1);
+        last[0] = cp_id;
         cp.flows.push(flow);
     }
 }

@@ -42,10 +42,6 @@ pub struct FlowCounters {
     pub cnp_rx: u64,
     /// CE-marked packets received.
     pub ecn_marked: u64,
-    /// `delivered` when the statistics window opened.
-    pub delivered_at_warmup: u64,
-    /// `delivered` at the previous throughput sample.
-    pub delivered_at_sample: u64,
 }
 
 /// Counters of one egress queue of one port (a per-queue mechanism: ECN marks at its

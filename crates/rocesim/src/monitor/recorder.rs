@@ -66,10 +66,16 @@ pub struct FlowRecord {
     pub c: FlowCounters,
     /// When it started (its configured start until it does).
     pub start: Time,
-    /// When its last ACK arrived.
-    pub done_at: Option<Time>,
-    /// The congestion points (port × 8 + queue) this flow was last marked at.
-    pub last_cps: [u32; 4],
+    /// When its last ACK arrived (`NEVER` while it runs).
+    pub done: Time,
+}
+
+impl FlowRecord {
+    /// When its last ACK arrived, if it did.
+    #[inline]
+    pub fn done_at(&self) -> Option<Time> {
+        (self.done != Time::NEVER).then_some(self.done)
+    }
 }
 
 impl Default for FlowRecord {
@@ -77,8 +83,7 @@ impl Default for FlowRecord {
         FlowRecord {
             c: FlowCounters::default(),
             start: Time::ZERO,
-            done_at: None,
-            last_cps: [u32::MAX; 4],
+            done: Time::NEVER,
         }
     }
 }
@@ -101,6 +106,11 @@ pub struct Monitor {
     pub lost: Vec<PerPrio<(u64, u64)>>,
     /// Per-flow records, by flow id.
     pub flows: Vec<FlowRecord>,
+    /// Each flow's `delivered` when the statistics window opened (empty: all zero).
+    pub delivered_at_warmup: Vec<u64>,
+    /// The congestion points (port × 8 + queue) each flow was last marked at, when congestion
+    /// statistics are kept.
+    pub flow_cps: Vec<[u32; 4]>,
     /// Totals.
     pub totals: Totals,
     /// The pause log.
@@ -131,6 +141,12 @@ impl Monitor {
             tx_at_warmup: Vec::new(),
             lost: vec![PerPrio::default(); nports],
             flows: vec![FlowRecord::default(); nflows],
+            delivered_at_warmup: Vec::new(),
+            flow_cps: if congestion {
+                vec![[u32::MAX; 4]; nflows]
+            } else {
+                Vec::new()
+            },
             totals: Totals::default(),
             pfc_log: Vec::new(),
             max_pfc_log,
@@ -222,11 +238,17 @@ impl Monitor {
         });
     }
 
+    /// Payload flow `f` delivered before the statistics window opened.
+    #[inline]
+    pub fn delivered_before_window(&self, f: usize) -> u64 {
+        self.delivered_at_warmup.get(f).copied().unwrap_or(0)
+    }
+
     /// Open the statistics window: remember what was sent and delivered so far.
     pub fn open_stats_window(&mut self) {
         self.tx_at_warmup = self.tx.iter().map(|c| c.bytes).collect();
-        for f in &mut self.flows {
-            f.c.delivered_at_warmup = f.c.delivered;
+        if self.flows.iter().any(|f| f.c.delivered > 0) {
+            self.delivered_at_warmup = self.flows.iter().map(|f| f.c.delivered).collect();
         }
     }
 }

@@ -26,6 +26,8 @@ pub struct Sampler {
     pub queues: Vec<(Time, PortId, QueueId, u64)>,
     /// (time, flow, CC rate Gb/s or NaN, CC window bytes or 0).
     pub rates: Vec<(Time, u32, f64, u64)>,
+    /// Each flow's `delivered` at the previous throughput sample.
+    delivered_at_sample: Vec<u64>,
     /// Switch (port, queue)s seen non-empty at some sample: reported at every sample after,
     /// empty or not, so a plot never draws a ramp across an empty spell.
     seen: Vec<u8>,
@@ -80,10 +82,11 @@ impl Sampler {
             return;
         }
         let last = self.last;
+        self.delivered_at_sample.resize(flows.len(), 0);
         for (i, f) in flows.iter_mut().enumerate() {
-            let active = f.start < now && f.done_at.is_none_or(|d| d > last);
+            let active = f.start < now && f.done_at().is_none_or(|d| d > last);
             if active {
-                let bytes = f.c.delivered.saturating_sub(f.c.delivered_at_sample);
+                let bytes = f.c.delivered.saturating_sub(self.delivered_at_sample[i]);
                 let gbps = bytes as f64 * 8.0 / (dt.ps() as f64 * 1e-12) * 1e-9;
                 self.throughput.push((now, i as u32, gbps));
                 let (rate, window) = cc(i as u32);
@@ -92,7 +95,7 @@ impl Sampler {
                     self.rates.push((now, i as u32, gbps, window.unwrap_or(0)));
                 }
             }
-            f.c.delivered_at_sample = f.c.delivered;
+            self.delivered_at_sample[i] = f.c.delivered;
         }
         self.last = now;
     }

@@ -5,13 +5,9 @@
 
 use crate::ids::{FlowId, QpId};
 
-/// Both ends of one flow.
+/// Both ends of one flow (which hosts they are on is the flow's `src` and `dst`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Conn {
-    /// Sending host.
-    pub src: u32,
-    /// Receiving host.
-    pub dst: u32,
     /// The requester slot in the sender's NIC (`NONE` before the flow starts).
     pub send: QpId,
     /// The responder slot in the receiver's NIC.
@@ -25,17 +21,14 @@ pub struct ConnTable {
 }
 
 impl ConnTable {
-    /// A table for flows with these (src, dst) hosts, none started.
-    pub fn new(ends: impl Iterator<Item = (u32, u32)>) -> Self {
+    /// A table for `n` flows, none started.
+    pub fn new(n: usize) -> Self {
+        let none = Conn {
+            send: QpId::NONE,
+            recv: QpId::NONE,
+        };
         ConnTable {
-            conns: ends
-                .map(|(src, dst)| Conn {
-                    src,
-                    dst,
-                    send: QpId::NONE,
-                    recv: QpId::NONE,
-                })
-                .collect(),
+            conns: vec![none; n],
         }
     }
     /// The connection of flow `f`.

@@ -101,7 +101,7 @@ impl Nic {
         r.state = QpState::Done;
         let f = r.flow;
         self.sched.close(r.rank);
-        ctx.monitor.flows[f as usize].done_at = Some(ctx.now);
+        ctx.monitor.flows[f as usize].done = ctx.now;
         ctx.monitor.completed.push(FlowId(f));
     }
 

@@ -90,7 +90,7 @@ impl Sim {
                 ints: IntPool::default(),
                 monitor: Monitor::new(nports, scenario.flows.len(), congestion, out.max_pfc_log),
                 routes,
-                conns: ConnTable::new(scenario.flows.iter().map(|f| (f.src, f.dst))),
+                conns: ConnTable::new(scenario.flows.len()),
                 loss_rng: stream(scenario.sim.seed, StreamKind::Fault, 0),
             },
             switches,

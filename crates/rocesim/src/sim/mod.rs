@@ -153,11 +153,11 @@ impl Sim {
             Event::NicWake(h) => nics[h as usize].on_wake(ctx),
             Event::RxDone(h) => nics[h as usize].on_rx_done(ctx),
             Event::QpTimer(f) => {
-                let src = ctx.conns.get(crate::ids::FlowId(f)).src;
+                let src = self.scenario.flows[f as usize].src;
                 nics[src as usize].on_qp_timer(f, ctx)
             }
             Event::CcTimer(f) => {
-                let src = ctx.conns.get(crate::ids::FlowId(f)).src;
+                let src = self.scenario.flows[f as usize].src;
                 nics[src as usize].on_cc_timer(f, ctx)
             }
             Event::NicWatchdog(h) => nics[h as usize].on_storm_check(ctx),
@@ -234,8 +234,8 @@ impl Sim {
 
     fn on_sample(&mut self) {
         let now = self.now();
-        let (nics, conns) = (&self.nics, &self.ctx.conns);
-        let cc = |f: u32| flow_cc(nics, conns, f);
+        let (nics, conns, specs) = (&self.nics, &self.ctx.conns, &self.scenario.flows);
+        let cc = |f: u32| flow_cc(nics, conns, specs, f);
         let next = self
             .sampler
             .sample(now, &mut self.ctx.monitor.flows, cc, &self.switches);
@@ -248,8 +248,8 @@ impl Sim {
     fn sample_final(&mut self) {
         let now = self.now();
         if self.sampler.throughput_interval.is_some() && now > self.sampler.last {
-            let (nics, conns) = (&self.nics, &self.ctx.conns);
-            let cc = |f: u32| flow_cc(nics, conns, f);
+            let (nics, conns, specs) = (&self.nics, &self.ctx.conns, &self.scenario.flows);
+            let cc = |f: u32| flow_cc(nics, conns, specs, f);
             self.sampler
                 .sample_throughput(now, &mut self.ctx.monitor.flows, cc);
         }
@@ -262,9 +262,14 @@ impl Sim {
 }
 
 /// The congestion-control rate and window of flow `f`'s requester, if it has started.
-fn flow_cc(nics: &[Nic], conns: &ConnTable, f: u32) -> (Option<crate::units::Rate>, Option<u64>) {
+fn flow_cc(
+    nics: &[Nic],
+    conns: &ConnTable,
+    specs: &[crate::traffic::FlowSpec],
+    f: u32,
+) -> (Option<crate::units::Rate>, Option<u64>) {
     let c = conns.get(crate::ids::FlowId(f));
-    match nics[c.src as usize].senders.get(c.send.0) {
+    match nics[specs[f as usize].src as usize].senders.get(c.send.0) {
         Some(r) if r.flow == f => (r.sq.cc.rate(), r.sq.cc.window()),
         _ => (None, None),
     }

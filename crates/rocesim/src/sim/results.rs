@@ -151,7 +151,7 @@ impl Sim {
             .enumerate()
             .map(|(i, (spec, rec))| {
                 let size = spec.size.map(|s| s.max(1)).filter(|&s| s != u64::MAX);
-                let end = rec.done_at;
+                let end = rec.done_at();
                 let fct = end.map(|e| e.saturating_sub(rec.start));
                 let ideal = size.map(|s| self.ideal_fct(spec.src, spec.dst, s));
                 let slowdown = match (fct, ideal) {
@@ -159,14 +159,19 @@ impl Sim {
                     _ => None,
                 };
                 let c = &rec.c;
-                let win_bytes = c.delivered.saturating_sub(c.delivered_at_warmup);
+                let win_bytes = c
+                    .delivered
+                    .saturating_sub(self.ctx.monitor.delivered_before_window(i));
                 let goodput = gbps(win_bytes, window);
                 let from = rec.start.max(warm);
                 let to = end.map_or(now, |e| e.min(now));
                 let goodput_active = gbps(win_bytes, to.saturating_sub(from));
                 FlowResult {
                     flow_id: i as u32,
-                    name: spec.name.clone().unwrap_or_else(|| i.to_string()),
+                    name: spec
+                        .name
+                        .as_deref()
+                        .map_or_else(|| i.to_string(), str::to_string),
                     src: host(spec.src),
                     dst: host(spec.dst),
                     size_bytes: size,

@@ -36,8 +36,9 @@ impl Sim {
                 return true;
             }
             let c = *self.ctx.conns.get(FlowId(f));
-            self.nics[c.src as usize].release_requester(c.send.0, f);
-            self.nics[c.dst as usize].close_responder(c.recv.0, f);
+            let spec = &self.scenario.flows[f as usize];
+            self.nics[spec.src as usize].release_requester(c.send.0, f);
+            self.nics[spec.dst as usize].close_responder(c.recv.0, f);
             false
         });
         self.retiring.flows = flows;
@@ -50,10 +51,10 @@ impl Sim {
         }
         let rec = &self.ctx.monitor.flows[f as usize];
         let sampled = self.sampler.throughput_interval.is_none()
-            || rec.done_at.is_some_and(|d| d <= self.sampler.last);
+            || rec.done_at().is_some_and(|d| d <= self.sampler.last);
         let c = self.ctx.conns.get(FlowId(f));
         let now = self.now();
-        let timer_idle = self.nics[c.src as usize]
+        let timer_idle = self.nics[self.scenario.flows[f as usize].src as usize]
             .senders
             .get(c.send.0)
             .filter(|r| r.flow == f)

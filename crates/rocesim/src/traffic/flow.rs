@@ -20,7 +20,7 @@ pub enum FlowKind {
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
     /// A name for results; `None` = the flow id.
-    pub name: Option<String>,
+    pub name: Option<Box<str>>,
     /// Sending host id.
     pub src: u32,
     /// Receiving host id.
