@@ -1,5 +1,7 @@
 //! `rocesim`: run RoCEv2 datacenter network scenarios from the command line.
 
+#![warn(clippy::too_many_lines)]
+
 mod bench;
 mod progress;
 mod sweep;

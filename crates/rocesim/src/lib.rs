@@ -7,6 +7,7 @@
 //! [`faults`] describe what to build; [`config`] parses scenario files; [`monitor`] records and
 //! [`output`] writes results; [`run`] runs one scenario end to end and [`sweep`] runs many.
 #![warn(missing_docs)]
+#![warn(clippy::too_many_lines)]
 
 pub mod bench;
 pub mod config;

@@ -58,6 +58,16 @@ pub fn terminal_table(results: &RunResults) -> String {
         }
     }
     out.push_str(&slowdown_table(results));
+    out.push_str(&totals(results));
+    if results.incomplete {
+        out.push_str("run interrupted: results are incomplete\n");
+    }
+    out
+}
+
+/// The totals line, then deadlocks, watchdog actions and every warning.
+fn totals(results: &RunResults) -> String {
+    let mut out = String::new();
     let (ptx, prx, _) = pfc_totals(results);
     let _ = writeln!(
         out,
@@ -92,9 +102,6 @@ pub fn terminal_table(results: &RunResults) -> String {
     }
     for w in &results.warnings {
         let _ = writeln!(out, "warning: {w}");
-    }
-    if results.incomplete {
-        out.push_str("run interrupted: results are incomplete\n");
     }
     out
 }
