@@ -25,13 +25,15 @@ pub struct PortPrioCounters {
     pub paused_ps: u64,
 }
 
-/// Per-flow accounting, in payload bytes unless noted.
+/// Per-flow accounting, in payload bytes unless noted. Packet counts are 32-bit (they
+/// saturate after 4.3 × 10^9 packets, some 380 s of one flow at 100 Gb/s) to keep a flow's
+/// record small.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct FlowCounters {
     /// Payload put on the wire by the sender, retransmissions included.
     pub tx_bytes: u64,
     /// Retransmitted packets.
-    pub retx_packets: u64,
+    pub retx_packets: u32,
     /// Delivered in order (net of go-back-0 restarts).
     pub delivered: u64,
     /// Discarded by the receiver.
@@ -39,9 +41,9 @@ pub struct FlowCounters {
     /// Dropped in the network.
     pub dropped: u64,
     /// CNPs received.
-    pub cnp_rx: u64,
+    pub cnp_rx: u32,
     /// CE-marked packets received.
-    pub ecn_marked: u64,
+    pub ecn_marked: u32,
 }
 
 /// Counters of one egress queue of one port (a per-queue mechanism: ECN marks at its

@@ -66,8 +66,10 @@ pub struct FlowRecord {
     pub c: FlowCounters,
     /// When it started (its configured start until it does).
     pub start: Time,
-    /// When its last ACK arrived (`NEVER` while it runs).
+    /// When its last ACK arrived at the sender (`NEVER` while it runs).
     pub done: Time,
+    /// When its last byte was delivered in order at the receiver (`NEVER` until then).
+    pub delivered_at: Time,
 }
 
 impl FlowRecord {
@@ -84,6 +86,7 @@ impl Default for FlowRecord {
             c: FlowCounters::default(),
             start: Time::ZERO,
             done: Time::NEVER,
+            delivered_at: Time::NEVER,
         }
     }
 }

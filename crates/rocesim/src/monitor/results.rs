@@ -17,8 +17,12 @@ pub struct FlowResult {
     pub size_bytes: Option<u64>,
     /// Start time, ns.
     pub start_ns: u64,
-    /// Completion time (last byte delivered in order at the receiver), ns.
+    /// Completion time as ns-3 measures FCT: the final ACK at the sender, ns (= `acked_ns`).
     pub end_ns: Option<u64>,
+    /// When the final ACK reached the sender, ns.
+    pub acked_ns: Option<u64>,
+    /// When the last byte was delivered in order at the receiver, ns.
+    pub delivered_ns: Option<u64>,
     /// Flow completion time, ns.
     pub fct_ns: Option<u64>,
     /// Ideal FCT: size at the bottleneck line rate with headers, plus the path's base RTT, ns.

@@ -87,7 +87,8 @@ impl Nic {
         let Some(slot) = self.sender_slot(f, ctx) else {
             return;
         };
-        ctx.monitor.flows[f as usize].c.cnp_rx += 1;
+        let c = &mut ctx.monitor.flows[f as usize].c;
+        c.cnp_rx = c.cnp_rx.saturating_add(1);
         let r = self.senders.get_mut(slot).expect("live QP");
         r.sq.cc.on_cnp(ctx.now);
         self.arm_cc_timer(slot, ctx);

@@ -37,7 +37,7 @@ impl Nic {
         let c = &mut ctx.monitor.flows[f as usize].c;
         let ce = pkt.ecn == ecn::CE;
         if ce {
-            c.ecn_marked += 1;
+            c.ecn_marked = c.ecn_marked.saturating_add(1);
         }
         let v = transport::on_data(&mut r.rq, r.transport, pkt.psn, r.npkts, r.ack_every);
         if v.restart_discards {
@@ -46,6 +46,9 @@ impl Nic {
         }
         if v.accepted {
             c.delivered += pkt.payload as u64;
+            if r.rq.expected == r.npkts {
+                ctx.monitor.flows[f as usize].delivered_at = ctx.now;
+            }
         } else {
             c.discarded += pkt.payload as u64;
         }

@@ -54,7 +54,7 @@ impl Nic {
         let wire = data_wire(payload, psn == 0);
         let c = &mut ctx.monitor.flows[f as usize].c;
         if psn < sq.max_sent {
-            c.retx_packets += 1;
+            c.retx_packets = c.retx_packets.saturating_add(1);
         } else {
             sq.max_sent = psn + 1;
         }

@@ -11,7 +11,7 @@ use crate::monitor::{PfcDir, RunResults};
 use super::fmt::fixed;
 
 /// Header of flows.csv: the contract columns, then the byte-accounting extras.
-pub const FLOWS_HEADER: [&str; 20] = [
+pub const FLOWS_HEADER: [&str; 22] = [
     "flow_id",
     "name",
     "src",
@@ -19,6 +19,8 @@ pub const FLOWS_HEADER: [&str; 20] = [
     "size_bytes",
     "start_ns",
     "end_ns",
+    "acked_ns",
+    "delivered_ns",
     "fct_ns",
     "ideal_fct_ns",
     "slowdown",
@@ -105,6 +107,8 @@ pub fn write_flows<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
             opt(f.size_bytes),
             f.start_ns.to_string(),
             opt(f.end_ns),
+            opt(f.acked_ns),
+            opt(f.delivered_ns),
             opt(f.fct_ns),
             opt(f.ideal_fct_ns),
             f.slowdown.map(fixed).unwrap_or_default(),

@@ -18,6 +18,8 @@ fn flow(id: u32, name: &str, size: Option<u64>, slowdown: Option<f64>) -> FlowRe
         size_bytes: size,
         start_ns: 1000,
         end_ns: done.then_some(51_000),
+        acked_ns: done.then_some(51_000),
+        delivered_ns: done.then_some(49_000),
         fct_ns: done.then_some(50_000),
         ideal_fct_ns: done.then_some(25_000),
         slowdown,
@@ -199,7 +201,7 @@ fn writes_every_file_with_headers() {
     let first = |name: &str| read(tmp.path(), name).lines().next().unwrap().to_string();
     assert_eq!(
         first("flows.csv"),
-        "flow_id,name,src,dst,size_bytes,start_ns,end_ns,fct_ns,ideal_fct_ns,slowdown,bytes_delivered,goodput_gbps,goodput_active_gbps,retx_packets,cnp_rx,ecn_marked,tx_bytes,discarded_bytes,dropped_bytes,inflight_bytes"
+        "flow_id,name,src,dst,size_bytes,start_ns,end_ns,acked_ns,delivered_ns,fct_ns,ideal_fct_ns,slowdown,bytes_delivered,goodput_gbps,goodput_active_gbps,retx_packets,cnp_rx,ecn_marked,tx_bytes,discarded_bytes,dropped_bytes,inflight_bytes"
     );
     assert_eq!(
         first("ports.csv"),
@@ -228,11 +230,11 @@ fn known_rows() {
     // Long-lived flow: empty size, end, fct, ideal and slowdown; the name is quoted.
     assert_eq!(
         lines[1],
-        r#"0,"long, ""quoted""",A,R,,1000,,,,,1000000,12.345679,13.5,3,4,5,1100000,60000,40000,0"#
+        r#"0,"long, ""quoted""",A,R,,1000,,,,,,,1000000,12.345679,13.5,3,4,5,1100000,60000,40000,0"#
     );
     assert_eq!(
         lines[2],
-        "1,f1,A,R,1000,1000,51000,50000,25000,10,1000000,12.345679,13.5,3,4,5,1100000,60000,40000,0"
+        "1,f1,A,R,1000,1000,51000,51000,49000,50000,25000,10,1000000,12.345679,13.5,3,4,5,1100000,60000,40000,0"
     );
     assert!(!flows.contains('\r'));
     let ports = read(tmp.path(), "ports.csv");

@@ -676,3 +676,18 @@ fn active_goodput_is_over_the_time_a_flow_was_active() {
         "{f:?}"
     );
 }
+
+#[test]
+fn delivered_precedes_acked_by_the_ack_return_path() {
+    // A 10 KB message on a 2-host star at 100G with 1 us links: the last byte is delivered at
+    // the receiver, and its ACK (86 B on the wire) reaches the sender after two serializations
+    // of 6.88 ns and two propagation delays: 2013.76 ns later.
+    let mut sc = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_ms(1));
+    sc.flows.push(flow(0, 1, Some(10_240), Time::ZERO));
+    let r = run(sc);
+    let f = &r.flows[0];
+    let (acked, delivered) = (f.acked_ns.unwrap(), f.delivered_ns.unwrap());
+    assert_eq!(f.end_ns, Some(acked), "end_ns is the ACK-based completion");
+    let gap = acked - delivered;
+    assert!((2013..=2014).contains(&gap), "ack return path {gap} ns");
+}
