@@ -734,3 +734,30 @@ fn errors_repeated_over_many_switches_collapse_into_one_line() {
         "{err}"
     );
 }
+
+/// Liu et al. 2015 Table II with RCM and rocesim's defaults (time-only recovery): the four
+/// flows share the 40G bottleneck fairly — Jain's index ≥ 0.98 and each flow within 10 % of a
+/// quarter of the bottleneck goodput, 40 × 2048/2130 Gb/s with 2048-byte payloads.
+#[test]
+fn rcm_defaults_share_the_parking_lot_fairly() {
+    let quarter = 40.0 * 2048.0 / 2130.0 / 4.0;
+    for file in [
+        "scenarios/parking-lot-rcm-1a.toml",
+        "scenarios/parking-lot-rcm-1b.toml",
+    ] {
+        let dir = run_file(file, &[]);
+        let s = summary(dir.path());
+        let g: Vec<f64> = ["A", "B", "C", "D"]
+            .iter()
+            .map(|f| s["goodput_gbps"][f].as_f64().unwrap())
+            .collect();
+        let jain = g.iter().sum::<f64>().powi(2) / (4.0 * g.iter().map(|x| x * x).sum::<f64>());
+        assert!(jain >= 0.98, "{file}: Jain {jain} ({g:?})");
+        for x in &g {
+            assert!(
+                (x / quarter - 1.0).abs() <= 0.10,
+                "{file}: {x} vs {quarter}"
+            );
+        }
+    }
+}

@@ -115,7 +115,7 @@ table! {
         step: RcmStepV,
         /// Step back one level after this long at a level without a CNP. Default: `"55us"`.
         recovery_time: TimeOff,
-        /// Step back one level after this many wire bytes sent at a level. Default: `"64KB"`.
+        /// Step back one level after this many wire bytes sent at a level. Default: `"off"` (time-only recovery, as Liu et al.'s Table II).
         recovery_bytes: SizeOff,
         /// Highest level n; the rate never goes below line_rate/(max_level + 1).
         /// Default: `63`.

@@ -40,7 +40,8 @@ pub struct RcmParams {
     /// time-based recovery. Default 55 us.
     pub recovery_time: Option<Time>,
     /// Step back one level after this many wire bytes sent at the current level; `None` = no
-    /// byte-based recovery. Default 64 KB (64,000 B).
+    /// byte-based recovery (the default, as Liu et al.'s Table II recovers by time only:
+    /// byte-based recovery lets fast QPs climb back faster and keeps the parking-lot unfairness).
     pub recovery_bytes: Option<u64>,
     /// Highest level n (rate never below line_rate/(max_level + 1)). Default 63.
     pub max_level: u32,
@@ -51,7 +52,7 @@ impl Default for RcmParams {
         RcmParams {
             step: RcmStep::MtuTime,
             recovery_time: Some(Time::from_us(55)),
-            recovery_bytes: Some(64_000),
+            recovery_bytes: None,
             max_level: 63,
         }
     }
