@@ -177,10 +177,8 @@ mod tests {
 
     #[test]
     fn recovery_by_time_one_level_per_period() {
-        let p = RcmParams {
-            recovery_bytes: None,
-            ..RcmParams::default()
-        };
+        let p = RcmParams::default();
+        assert_eq!(p.recovery_bytes, None, "time-only recovery is the default");
         let mut c = Rcm::new(&p, &ctx());
         c.on_cnp(Time::from_us(10));
         c.on_cnp(Time::from_us(10));
@@ -204,6 +202,7 @@ mod tests {
     fn recovery_by_bytes_one_level_per_budget() {
         let p = RcmParams {
             recovery_time: None,
+            recovery_bytes: Some(64_000),
             ..RcmParams::default()
         };
         let mut c = Rcm::new(&p, &ctx());
@@ -227,6 +226,7 @@ mod tests {
     fn first_trigger_wins_and_level_is_capped() {
         let p = RcmParams {
             max_level: 3,
+            recovery_bytes: Some(64_000),
             ..RcmParams::default()
         };
         let mut c = Rcm::new(&p, &ctx());
