@@ -111,10 +111,49 @@ impl Packet {
     }
 }
 
-/// Wire size of a data frame with `payload` bytes; `first` adds the RETH of a WRITE.
+/// Wire size of a RoCEv2 data frame with `payload` bytes; `first` adds the RETH of a WRITE.
 #[inline]
 pub fn data_wire(payload: u32, first: bool) -> u32 {
-    payload + DATA_OVERHEAD + if first { RETH } else { 0 }
+    FrameOverhead::ROCEV2.data(payload, first)
+}
+
+/// AETH: the acknowledgement extended transport header an ACK or NAK carries.
+pub const AETH: u32 = 4;
+/// The 16 reserved bytes of a RoCEv2 CNP.
+pub const CNP_PAYLOAD: u32 = 16;
+
+/// Bytes a NIC's header stack adds to every data frame on the wire (`nic.frame_overhead`),
+/// preamble and inter-frame gap included. RoCEv2 counts 82; ns-3's HPCC code counts 48 and
+/// htsim 64. ACK and CNP frames are this overhead plus their AETH or CNP bytes; PFC frames and
+/// the RETH of a WRITE's first packet do not depend on it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FrameOverhead(pub u32);
+
+impl FrameOverhead {
+    /// RoCEv2 over IPv4 as SCENARIO.md counts it: 82 bytes.
+    pub const ROCEV2: FrameOverhead = FrameOverhead(DATA_OVERHEAD);
+
+    /// Wire size of a data frame with `payload` bytes; `first` adds the RETH of a WRITE.
+    #[inline]
+    pub fn data(self, payload: u32, first: bool) -> u32 {
+        payload + self.0 + if first { RETH } else { 0 }
+    }
+    /// Wire size of an ACK or NAK.
+    #[inline]
+    pub fn ack(self) -> u32 {
+        self.0 + AETH
+    }
+    /// Wire size of a CNP.
+    #[inline]
+    pub fn cnp(self) -> u32 {
+        self.0 + CNP_PAYLOAD
+    }
+}
+
+impl Default for FrameOverhead {
+    fn default() -> Self {
+        FrameOverhead::ROCEV2
+    }
 }
 
 #[cfg(test)]
@@ -128,6 +167,11 @@ mod tests {
         assert_eq!(data_wire(1024, false), 1106);
         assert_eq!(data_wire(1000, false), 1082);
         assert_eq!(data_wire(1024, true), 1122);
+        let rocev2 = FrameOverhead::ROCEV2;
+        assert_eq!((rocev2.ack(), rocev2.cnp()), (ACK_WIRE, CNP_WIRE));
+        let ns3 = FrameOverhead(48);
+        assert_eq!((ns3.data(1000, false), ns3.data(1000, true)), (1048, 1064));
+        assert_eq!((ns3.ack(), ns3.cnp()), (52, 64));
         assert!(std::mem::size_of::<Packet>() <= 32);
     }
 }

@@ -87,6 +87,8 @@ pub struct NicParams {
     pub base_rtt: Option<Time>,
     /// NIC PFC watchdog timeout (`pfc_prevention_tout`); `None` = off. Used by the failures issue.
     pub pfc_prevention_tout: Option<Time>,
+    /// Bytes its header stack adds to each data frame on the wire (`nic.frame_overhead`).
+    pub frame_overhead: crate::packet::FrameOverhead,
 }
 
 impl Default for NicParams {
@@ -117,6 +119,7 @@ impl Default for NicParams {
                 xon: Bytes(96_000),
             },
             pfc_prevention_tout: Some(Time::from_ms(100)),
+            frame_overhead: Default::default(),
         }
     }
 }

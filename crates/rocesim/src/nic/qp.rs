@@ -95,6 +95,8 @@ pub struct Requester {
     pub rto: Time,
     /// When the pending congestion-control timer fires (`NEVER` = none pending).
     pub cc_timer_at: Time,
+    /// The sending NIC's frame overhead.
+    pub overhead: crate::packet::FrameOverhead,
     /// Its activation rank in the NIC's ready list (round-robin order).
     pub rank: u32,
     /// Its scheduling state as of the last event that touched it.
@@ -134,6 +136,8 @@ pub struct Responder {
     pub cnp_tc: u8,
     /// Minimum gap between CNPs (mlx5 `min_time_between_cnps`).
     pub cnp_gap: Time,
+    /// The receiving NIC's frame overhead (its ACKs and CNPs).
+    pub overhead: crate::packet::FrameOverhead,
 }
 
 /// QP slots of one NIC: a vector with a free list, so that a completed flow's slot is reused

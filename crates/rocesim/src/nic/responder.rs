@@ -7,7 +7,7 @@ use super::transport::{self, Reply};
 use crate::engine::Ctx;
 use crate::fabric::port::QEntry;
 use crate::ids::{FlowId, Priority, QueueId};
-use crate::packet::{ecn, flags, Packet, PacketKind, ACK_WIRE, CNP_WIRE};
+use crate::packet::{ecn, flags, Packet, PacketKind};
 
 /// A control packet to send back to a flow's requester.
 struct Control {
@@ -52,7 +52,7 @@ impl Nic {
         } else {
             c.discarded += pkt.payload as u64;
         }
-        let (dscp, tc) = (r.dscp, r.tc);
+        let (dscp, tc, overhead) = (r.dscp, r.tc, r.overhead);
         if ce {
             self.notify_congestion(slot, ctx);
         }
@@ -77,7 +77,7 @@ impl Nic {
                 aux = 0;
             }
         }
-        let wire = ACK_WIRE;
+        let wire = overhead.ack();
         let flags = bits;
         let ctl = Control {
             kind,
@@ -108,7 +108,7 @@ impl Nic {
         let ctl = Control {
             kind: PacketKind::Cnp,
             psn: 0,
-            wire: CNP_WIRE,
+            wire: r.overhead.cnp(),
             dscp,
             tc,
             flags: 0,

@@ -7,7 +7,7 @@ use super::qp_state::QpState;
 use crate::engine::{Ctx, Event};
 use crate::fabric::port::QEntry;
 use crate::ids::Priority;
-use crate::packet::{data_wire, ecn, flags, stamp, Packet, PacketKind};
+use crate::packet::{ecn, flags, stamp, Packet, PacketKind};
 use crate::units::Time;
 
 impl Nic {
@@ -51,7 +51,7 @@ impl Nic {
         let psn = sq.next_psn;
         sq.next_psn += 1;
         let payload = sq.payload_of(psn);
-        let wire = data_wire(payload, psn == 0);
+        let wire = r.overhead.data(payload, psn == 0);
         let c = &mut ctx.monitor.flows[f as usize].c;
         if psn < sq.max_sent {
             c.retx_packets = c.retx_packets.saturating_add(1);

@@ -201,7 +201,10 @@ fn plan_ports(sc: &Scenario) -> PortPlan {
 
 /// Each switch's MMU, its headroom per port from the port's speed and cable (or as given).
 fn build_mmus(sc: &Scenario, plan: &PortPlan, errors: &mut Vec<String>) -> Vec<Mmu> {
-    let max_frame = sc.nics.iter().map(|n| n.mtu).max().unwrap_or(1024) + DATA_OVERHEAD + RETH;
+    let max_frame = (sc.nics.iter())
+        .map(|n| n.frame_overhead.data(n.mtu, true))
+        .max()
+        .unwrap_or(DATA_OVERHEAD + 1024 + RETH);
     let mut mmus = Vec::with_capacity(plan.switch_ports.len());
     for (s, sp) in plan.switch_ports.iter().enumerate() {
         let p = &sc.switches[s];

@@ -3,7 +3,6 @@
 
 use super::Sim;
 use crate::ids::PortId;
-use crate::packet::{data_wire, ACK_WIRE, DATA_OVERHEAD};
 use crate::topology::NodeRef;
 use crate::units::{Rate, Time};
 
@@ -40,10 +39,13 @@ impl Sim {
     /// Base RTT of the path from `src` to `dst`: propagation both ways plus one data frame of
     /// `mtu` payload and one ACK serialized at every hop.
     pub(crate) fn base_rtt(&self, src: u32, dst: u32, mtu: u32) -> Time {
-        let frame = (mtu + DATA_OVERHEAD) as u64;
+        let frame = self.scenario.nics[src as usize]
+            .frame_overhead
+            .data(mtu, false) as u64;
+        let ack = self.scenario.nics[dst as usize].frame_overhead.ack() as u64;
         self.path(src, dst)
             .iter()
-            .map(|&(r, d)| d + d + r.tx_time(frame) + r.tx_time(ACK_WIRE as u64))
+            .map(|&(r, d)| d + d + r.tx_time(frame) + r.tx_time(ack))
             .fold(Time::ZERO, |a, b| a + b)
     }
 
@@ -51,17 +53,19 @@ impl Sim {
     /// frame is stored and forwarded at every hop, the rest stream at the bottleneck rate, and
     /// the last ACK returns over the same hops.
     pub(crate) fn ideal_fct(&self, src: u32, dst: u32, size: u64) -> Time {
-        let mtu = self.scenario.nics[src as usize].mtu as u64;
+        let nic = &self.scenario.nics[src as usize];
+        let (mtu, o) = (nic.mtu as u64, nic.frame_overhead);
+        let ack = self.scenario.nics[dst as usize].frame_overhead.ack() as u64;
         let path = self.path(src, dst);
         let npkts = size.div_ceil(mtu).max(1);
-        let first = data_wire(size.min(mtu) as u32, true) as u64;
+        let first = o.data(size.min(mtu) as u32, true) as u64;
         let total: u64 = (0..npkts)
-            .map(|i| data_wire((size - i * mtu).min(mtu) as u32, i == 0) as u64)
+            .map(|i| o.data((size - i * mtu).min(mtu) as u32, i == 0) as u64)
             .sum();
         let bottleneck = path.iter().map(|h| h.0).min().unwrap_or(Rate::gbps(100));
         let mut t = bottleneck.tx_time(total - first);
         for &(r, d) in &path {
-            t += r.tx_time(first) + r.tx_time(ACK_WIRE as u64) + d + d;
+            t += r.tx_time(first) + r.tx_time(ack) + d + d;
         }
         t
     }

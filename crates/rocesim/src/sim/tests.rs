@@ -176,6 +176,35 @@ fn parking_lot_pfc_only_shares_per_ingress_port() {
     );
 }
 
+#[test]
+fn parking_lot_shares_follow_the_frame_overhead() {
+    // nic.frame_overhead = 48 (ns-3's count): the PFC-only lot gives C/6, C/6, C/6, C/2 with
+    // C = 40G × 2048/(2048 + 48), each to 0.5 %.
+    let mut sc = scenario(
+        parking_lot(Rate::gbps(40), Time::from_us(1)),
+        Time::from_ms(60),
+    );
+    sc.sim.warmup = Time::from_ms(10);
+    sc.nics.iter_mut().for_each(|n| {
+        n.mtu = 2048;
+        n.frame_overhead = crate::packet::FrameOverhead(48);
+    });
+    for s in 0..4 {
+        sc.flows.push(flow(s, 4, None, Time::ZERO));
+    }
+    let r = run(sc);
+    let c = 40.0 * 2048.0 / (2048.0 + 48.0);
+    for (f, share) in r.flows.iter().zip([6.0, 6.0, 6.0, 2.0]) {
+        let want = c / share;
+        assert!(
+            (f.goodput_gbps / want - 1.0).abs() <= 0.005,
+            "{}: {} vs {want}",
+            f.name,
+            f.goodput_gbps
+        );
+    }
+}
+
 fn incast(headroom: crate::fabric::params::Headroom) -> crate::monitor::RunResults {
     let mut sc = scenario(star(9, Rate::gbps(100), Time::from_us(1)), Time::from_ms(5));
     sc.switches

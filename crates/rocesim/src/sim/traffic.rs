@@ -84,6 +84,7 @@ impl Sim {
                 .base_rtt
                 .unwrap_or_else(|| self.base_rtt(spec.src, spec.dst, mtu)),
             start: spec.start,
+            frame_overhead: snic.frame_overhead.0,
         };
         let cc = CcState::new(snic.cc, &snic.cc_params, &cc_ctx);
         let tc = snic.dscp_to_tc[(spec.dscp & 63) as usize];
@@ -98,6 +99,7 @@ impl Sim {
             hash,
             rto: snic.rto,
             cc_timer_at: Time::NEVER,
+            overhead: snic.frame_overhead,
             rank: 0,
             state: QpState::Drained,
             sq: SendQp {
@@ -133,6 +135,7 @@ impl Sim {
             cnp_dscp: dnic.cnp_dscp,
             cnp_tc: dnic.dscp_to_tc[(dnic.cnp_dscp & 63) as usize],
             cnp_gap: dnic.min_time_between_cnps,
+            overhead: dnic.frame_overhead,
         };
         (requester, responder)
     }

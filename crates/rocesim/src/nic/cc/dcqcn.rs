@@ -375,6 +375,7 @@ mod tests {
             mtu: 1024,
             base_rtt: Time::from_us(5),
             start: Time::ZERO,
+            frame_overhead: 82,
         }
     }
 

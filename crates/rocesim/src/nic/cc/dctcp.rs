@@ -141,6 +141,7 @@ mod tests {
             mtu: 1000,
             base_rtt: Time::from_us(10),
             start: Time::ZERO,
+            frame_overhead: 82,
         }
     }
 

@@ -252,6 +252,7 @@ mod tests {
             mtu: 1000,
             base_rtt: T,
             start: Time::ZERO,
+            frame_overhead: 82,
         }
     }
 

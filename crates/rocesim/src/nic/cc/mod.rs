@@ -77,6 +77,8 @@ pub struct CcContext {
     pub base_rtt: Time,
     /// When the QP starts.
     pub start: Time,
+    /// Bytes the NIC adds to each data frame on the wire.
+    pub frame_overhead: u32,
 }
 
 /// The hooks a congestion-control algorithm may use. Defaults are no-ops: line rate, no window.

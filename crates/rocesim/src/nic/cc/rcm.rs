@@ -16,10 +16,6 @@
 use super::{CcContext, CongestionControl};
 use crate::units::{Rate, Time};
 
-/// RoCEv2 per-frame overhead on the wire (VALIDATION.md §0): preamble+SFD 8, IFG 12, Ethernet
-/// 14, FCS 4, IPv4 20, UDP 8, BTH 12, ICRC 4.
-pub const FRAME_OVERHEAD: u64 = 82;
-
 /// How one reduction level is sized.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum RcmStep {
@@ -79,7 +75,7 @@ impl Rcm {
         Rcm {
             p: p.clone(),
             line: ctx.line_rate,
-            t_mtu: ctx.line_rate.tx_time(ctx.mtu as u64 + FRAME_OVERHEAD),
+            t_mtu: ctx.line_rate.tx_time((ctx.mtu + ctx.frame_overhead) as u64),
             level: 0,
             since: Time::ZERO,
             bytes: 0,
@@ -153,6 +149,7 @@ mod tests {
             mtu: 2048,
             base_rtt: Time::from_us(5),
             start: Time::ZERO,
+            frame_overhead: 82,
         }
     }
 

@@ -211,6 +211,7 @@ mod tests {
             mtu: 1000,
             base_rtt: Time::from_us(20),
             start: Time::ZERO,
+            frame_overhead: 82,
         }
     }
 
