@@ -173,6 +173,20 @@ pub struct SwitchParams {
     pub drop_lossless_on_incomplete_arp: bool,
     /// Forwarding latency added at ingress (0 = store-and-forward only).
     pub latency: Time,
+    /// How ECMP hashes differ between switches (`topology.ecmp_hash`).
+    pub ecmp_hash: EcmpHash,
+}
+
+/// ECMP hashing across switches.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum EcmpHash {
+    /// Each switch salts the 5-tuple hash with its own seed, so tiers choose independently.
+    #[default]
+    Salted,
+    /// Every switch uses the same hash function and seed: a flow's choice at one tier
+    /// predicts its choice at the next (hash polarization, the failure mode real fabrics hit
+    /// when every switch ships the same hash).
+    Polarized,
 }
 
 impl Default for SwitchParams {
@@ -210,6 +224,7 @@ impl Default for SwitchParams {
             detection: Detection::Wred,
             pfc_watchdog: None,
             drop_lossless_on_incomplete_arp: false,
+            ecmp_hash: EcmpHash::Salted,
             latency: Time::ZERO,
         }
     }

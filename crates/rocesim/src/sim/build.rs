@@ -13,7 +13,7 @@ use crate::fabric::forwarding::ForwardingFaults;
 use crate::fabric::headroom::{auto_headroom, resolve, response_delay};
 use crate::fabric::int::IntPool;
 use crate::fabric::mmu::Mmu;
-use crate::fabric::params::QueueSched;
+use crate::fabric::params::{EcmpHash, QueueSched};
 use crate::fabric::port::Port;
 use crate::fabric::routing::{GraphNode, RoutingTable};
 use crate::fabric::switch::Switch;
@@ -243,7 +243,7 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
     let n = ports.len();
     Switch {
         id: s as u32,
-        salt: salt(sc.sim.seed, StreamKind::Switch, s as u64) as u32,
+        salt: ecmp_salt(sc, s),
         pfc_quanta: p.pfc_quanta,
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
@@ -266,6 +266,15 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
             queues: vec![PerPrio::default(); n],
         }),
     }
+}
+
+/// Switch `s`'s ECMP salt: its own, or one shared by every switch when hashing is polarized.
+fn ecmp_salt(sc: &Scenario, s: usize) -> u32 {
+    let id = match sc.switches[s].ecmp_hash {
+        EcmpHash::Salted => s as u64,
+        EcmpHash::Polarized => 0,
+    };
+    salt(sc.sim.seed, StreamKind::Switch, id) as u32
 }
 
 fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {

@@ -720,3 +720,40 @@ fn delivered_precedes_acked_by_the_ack_return_path() {
     let gap = acked - delivered;
     assert!((2013..=2014).contains(&gap), "ack return path {gap} ns");
 }
+
+#[test]
+fn polarized_hashing_leaves_cores_idle() {
+    // A k = 4 fat-tree: an edge switch picks one of 2 aggregations, an aggregation one of 2
+    // cores. With the same hash and seed on every switch a flow's index at the aggregation
+    // equals its index at the edge, so only cores (0, 0) and (1, 1) of the 2 × 2 ever carry
+    // inter-pod traffic; with per-switch salts all 4 do.
+    use crate::fabric::params::EcmpHash;
+    use crate::topology::LinkClass;
+    let link = LinkClass {
+        rate: Rate::gbps(100),
+        delay: Time::from_us(1),
+    };
+    let busy_cores = |hash: EcmpHash| {
+        let topo = crate::topology::build::clos::fat_tree(4, 1, link, link).expect("builds");
+        let mut sc = scenario(topo, Time::from_us(200));
+        sc.switches.iter_mut().for_each(|s| s.ecmp_hash = hash);
+        // 64 flows from pod 0 to pod 3, each with its own UDP source port (5-tuple).
+        for i in 0..64u32 {
+            let mut f = flow(i % 4, 12 + i % 4, Some(10_000), Time::ZERO);
+            f.sport = 49152 + i as u16 * 97;
+            sc.flows.push(f);
+        }
+        let r = run(sc);
+        let mut cores: Vec<&str> = r
+            .ports
+            .iter()
+            .filter(|p| p.node.starts_with("agg") && p.peer.starts_with("core") && p.tx_packets > 0)
+            .map(|p| p.peer.as_str())
+            .collect();
+        cores.sort();
+        cores.dedup();
+        cores.len()
+    };
+    assert_eq!(busy_cores(EcmpHash::Salted), 4);
+    assert_eq!(busy_cores(EcmpHash::Polarized), 2);
+}
