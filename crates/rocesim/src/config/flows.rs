@@ -17,7 +17,8 @@ use crate::traffic::{FlowKind, FlowSpec};
 use crate::units::Time;
 
 choice!(/// The RDMA operation of a flow.
-    FlowKindV ["rdma_write", "rdma_read", "rdma_send"] later ["tcp"]);
+    FlowKindV -> FlowKind { "rdma_write" => FlowKind::RdmaWrite, "rdma_read" => FlowKind::RdmaRead,
+        "rdma_send" => FlowKind::RdmaSend } later ["tcp"]);
 
 table! {
     /// `[[flow]]`: one RDMA message (or a long-lived stream) on its own queue pair.
@@ -143,11 +144,7 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
     let (name, src_name, dst_name) = (ctx.get(&t.name), ctx.get(&t.src), ctx.get(&t.dst));
     let size = ctx.req(&t.size, "\"inf\" or a size like \"1MB\"");
     let (start, dscp) = (ctx.or(&t.start, Time::ZERO), ctx.get(&t.dscp));
-    let kind = ctx.or(&t.kind, "rdma_write").map(|k| match k {
-        "rdma_read" => FlowKind::RdmaRead,
-        "rdma_send" => FlowKind::RdmaSend,
-        _ => FlowKind::RdmaWrite,
-    });
+    let kind = ctx.or(&t.kind, FlowKind::RdmaWrite);
     let (rate_limit, sport) = (ctx.get(&t.rate), ctx.get(&t.sport).map(|x| x as u16));
     if let (Some(s), Some(d)) = (&src_name, &dst_name) {
         if s == d {

@@ -29,20 +29,25 @@ macro_rules! leaf {
     };
 }
 
-/// Declare a choice among fixed words; `later` ones are known but "not supported yet".
+/// Declare a choice among fixed words; `later` ones are known but "not supported yet". With
+/// `-> Out { "word" => value, ... }` a word reads as its value, else as the word itself.
 macro_rules! choice {
     ($(#[doc = $d:literal])* $name:ident [$($w:literal),*] later [$($l:literal),*]) => {
+        $crate::config::leaf::choice!($(#[doc = $d])* $name -> &'static str
+            { $($w => $w),* } later [$($l),*]);
+    };
+    ($(#[doc = $d:literal])* $name:ident -> $out:ty { $($w:literal => $val:expr),* }
+     later [$($l:literal),*]) => {
         $(#[doc = $d])*
         pub struct $name;
         impl $crate::config::declare::SubTable for $name {}
         impl $crate::config::declare::Leaf for $name {
-            type Out = &'static str;
-            fn read(
-                c: &mut $crate::config::check::Ctx,
-                v: &toml::Value,
-                k: &str,
-            ) -> Option<&'static str> {
-                c.supported(v, k, &[$($w),*], &[$($l),*])
+            type Out = $out;
+            fn read(c: &mut $crate::config::check::Ctx, v: &toml::Value, k: &str) -> Option<$out> {
+                match c.supported(v, k, &[$($w),*], &[$($l),*])? {
+                    $($w => Some($val),)*
+                    _ => None,
+                }
             }
             fn doc() -> $crate::config::declare::TypeDoc {
                 let words: Vec<String> = [$($w),*].iter().map(|w| format!("`\"{w}\"`")).collect();
@@ -52,6 +57,9 @@ macro_rules! choice {
                 }
             }
         }
+    };
+    ($(#[doc = $d:literal])* $name:ident -> $out:ty { $($w:literal => $val:expr),* $(,)? }) => {
+        $crate::config::leaf::choice!($(#[doc = $d])* $name -> $out { $($w => $val),* } later []);
     };
 }
 pub(crate) use choice;

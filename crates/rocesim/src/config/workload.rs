@@ -19,9 +19,9 @@ choice!(/// The workload kind.
     KindV ["trace", "poisson", "incast", "permutation", "all_to_all", "tor_to_tor", "storage_read"]
     later ["pingmesh"]);
 choice!(/// How sizes are drawn from CDF points.
-    SamplingV ["interpolated", "step"] later []);
-choice!(/// The Poisson arrival generator.
-    GeneratorV ["rocesim", "hpcc"] later []);
+    SamplingV -> Sampling { "interpolated" => Sampling::Interpolated, "step" => Sampling::Step });
+choice!(/// The Poisson arrival generator (→ whether it is HPCC's).
+    GeneratorV -> bool { "rocesim" => false, "hpcc" => true });
 
 /// A seed of a workload's random stream.
 type Seed = Int<0, { i64::MAX }>;
@@ -221,8 +221,7 @@ fn cdf(ctx: &mut Ctx, env: &Env<'_>, t: &Poisson) -> Option<Cdf> {
         }
     };
     Some(match sampling {
-        Some("step") => cdf.with_sampling(Sampling::Step),
-        Some(_) => cdf.with_sampling(Sampling::Interpolated),
+        Some(s) => cdf.with_sampling(s),
         None => cdf,
     })
 }
@@ -241,7 +240,7 @@ fn poisson(ctx: &mut Ctx, env: &Env<'_>, t: &Poisson) -> Option<Workload> {
     } else {
         env.duration
     };
-    let hpcc = ctx.or(&t.generator, "rocesim").map(|g| g == "hpcc");
+    let hpcc = ctx.or(&t.generator, false);
     let seed = ctx.or(&t.seed, env.seed as i64);
     ctx.get(&t.dscp);
     let hosts = select(ctx, env, &t.hosts, Some("all"));
