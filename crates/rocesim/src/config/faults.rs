@@ -267,14 +267,11 @@ fn switch_fault(
 /// The kind-specific part of the fault at `p`.
 fn kind(c: &mut Ctx, v: &Value, p: &str, kind: &str, topo: Option<&Topology>) -> Option<FaultKind> {
     match kind {
-        "nic_rx_stall" => {
-            let t = RxStall::read(c, v, p)?;
-            Some(FaultKind::NicRxStall {
-                host: named(c, &t.host, "host", hosts(topo))?,
-            })
-        }
-        "link_down" | "link_up" => {
-            let t = LinkChange::read(c, v, p)?;
+        "nic_rx_stall" => c.with(v, p, |c, t: &RxStall| {
+            let host = named(c, &t.host, "host", hosts(topo))?;
+            Some(FaultKind::NicRxStall { host })
+        }),
+        "link_down" | "link_up" => c.with(v, p, |c, t: &LinkChange| {
             let l = link(c, &t.link, topo);
             let reconverge = c.or(&t.reconverge, Time::from_ms(1))?;
             let link = l?.0;
@@ -283,15 +280,9 @@ fn kind(c: &mut Ctx, v: &Value, p: &str, kind: &str, topo: Option<&Topology>) ->
             } else {
                 FaultKind::LinkUp { link, reconverge }
             })
-        }
-        "loss" => {
-            let t = Loss::read(c, v, p)?;
-            loss(c, &t, topo, p)
-        }
-        _ => {
-            let t = SwitchFault::read(c, v, p)?;
-            switch_fault(c, &t, topo, kind)
-        }
+        }),
+        "loss" => c.with(v, p, |c, t| loss(c, t, topo, p)),
+        _ => c.with(v, p, |c, t| switch_fault(c, t, topo, kind)),
     }
 }
 

@@ -4,7 +4,7 @@
 use toml::Value;
 
 use super::check::{at, Ctx};
-use super::declare::{KeyDoc, Leaf, Table, V};
+use super::declare::{KeyDoc, Table, V};
 use super::flows::Env;
 use super::leaf::{choice, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
 use super::lists::{kinds_schema, Items, PodPair, Selector};
@@ -391,30 +391,12 @@ pub fn flows(
     let kind = ctx.req(&kind, what)?;
     let v = Value::Table(t.clone());
     let w = match kind {
-        "trace" => {
-            let t = Trace::read(ctx, &v, p)?;
-            return trace(ctx, env, &t);
-        }
-        "poisson" => {
-            let t = Poisson::read(ctx, &v, p)?;
-            poisson(ctx, env, &t)
-        }
-        "incast" => {
-            let t = Incast::read(ctx, &v, p)?;
-            incast(ctx, env, &t)
-        }
-        "permutation" | "all_to_all" => {
-            let t = Pairs::read(ctx, &v, p)?;
-            pairs(ctx, env, &t, kind)
-        }
-        "tor_to_tor" => {
-            let t = TorToTor::read(ctx, &v, p)?;
-            tor_to_tor(ctx, &t, env)
-        }
-        _ => {
-            let t = StorageRead::read(ctx, &v, p)?;
-            storage_read(ctx, env, &t)
-        }
+        "trace" => return ctx.with(&v, p, |c, t| trace(c, env, t)),
+        "poisson" => ctx.with(&v, p, |c, t| poisson(c, env, t)),
+        "incast" => ctx.with(&v, p, |c, t| incast(c, env, t)),
+        "permutation" | "all_to_all" => ctx.with(&v, p, |c, t| pairs(c, env, t, kind)),
+        "tor_to_tor" => ctx.with(&v, p, |c, t| tor_to_tor(c, t, env)),
+        _ => ctx.with(&v, p, |c, t| storage_read(c, env, t)),
     };
     let dscp_given = V::<Dscp>::of(t.get("dscp"), p, "dscp");
     let given = ctx.get(&dscp_given);
