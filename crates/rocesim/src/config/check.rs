@@ -238,36 +238,3 @@ impl Ctx {
         Some(c)
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn duplicates_are_reported_once() {
-        let mut c = Ctx::new("x.toml");
-        c.err("a", "m");
-        c.err("a", "m");
-        assert_eq!(c.count(), 1);
-    }
-
-    #[test]
-    fn formats_bytes() {
-        assert_eq!(fmt_bytes(Bytes(200_000)), "200KB");
-        assert_eq!(fmt_bytes(Bytes(2048)), "2KiB");
-        assert_eq!(fmt_bytes(Bytes(1106)), "1106B");
-    }
-
-    #[test]
-    fn choices_suggest() {
-        let mut c = Ctx::new("x.toml");
-        assert_eq!(
-            c.choice(&Value::String("parket".into()), "f", &["csv", "parquet"]),
-            None
-        );
-        assert!(c.errors[0].message.ends_with("did you mean `parquet`?"));
-        let r = c.supported(&Value::String("irn".into()), "t", &["gb0", "gbn"], &["irn"]);
-        assert_eq!(r, None);
-        assert!(c.errors[1].message.contains("not supported yet"));
-    }
-}

@@ -14,6 +14,7 @@ use rocesim::traffic::FlowKind;
 use rocesim::units::{Bytes, Rate, Time};
 
 mod cases;
+mod parts;
 
 pub const PARKING_LOT: &str = r#"
 [sim]
