@@ -117,11 +117,8 @@ fn node_name(topo: &Topology, n: NodeRef) -> &str {
 }
 
 fn find_node(topo: &Topology, name: &str) -> Result<NodeRef, String> {
-    if let Some(i) = topo.hosts.iter().position(|h| h.name == name) {
-        return Ok(NodeRef::Host(i as u32));
-    }
-    if let Some(i) = topo.switches.iter().position(|s| s.name == name) {
-        return Ok(NodeRef::Switch(i as u32));
+    if let Some(n) = crate::topology::node_by_name(topo, name) {
+        return Ok(n);
     }
     let hosts = topo.hosts.iter().map(|h| h.name.as_str());
     let all = hosts.chain(topo.switches.iter().map(|s| s.name.as_str()));

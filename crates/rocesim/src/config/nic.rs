@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::cc::{self, Dcqcn, Dctcp, Hpcc, Rcm, Timely};
-use super::check::{fmt_bytes, Ctx};
+use super::check::Ctx;
 use super::declare::Leaf;
 use super::leaf::{
     choice, AnyTable, Dscp, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
@@ -172,13 +172,13 @@ fn validate(ctx: &mut Ctx, p: &NicParams, o: &Origins) {
     if rx.xon > rx.xoff {
         let msg = format!(
             "XON ({}) is above XOFF ({})",
-            fmt_bytes(rx.xon),
-            fmt_bytes(rx.xoff)
+            rx.xon.written(),
+            rx.xoff.written()
         );
         ctx.err(o.key2("rx.xon", "rx.xoff"), msg);
     }
     if rx.xoff > rx.buffer {
-        let (x, b) = (fmt_bytes(rx.xoff), fmt_bytes(rx.buffer));
+        let (x, b) = (rx.xoff.written(), rx.buffer.written());
         let msg = format!("XOFF ({x}) is above the RX buffer ({b})");
         ctx.err(o.key2("rx.xoff", "rx.buffer"), msg);
     }

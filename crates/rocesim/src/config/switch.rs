@@ -296,10 +296,13 @@ pub const FRAME_OVERHEAD: u64 = 82;
 /// Cross-key rules of one resolved switch configuration. `max_frame` is the largest frame
 /// any NIC sends and its MTU.
 fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: (u64, u32)) {
-    use super::check::fmt_bytes as b;
     let l = &p.lossless;
     if p.buffer_mode == BufferMode::Static && l.xon > l.xoff {
-        let msg = format!("XON ({}) is above XOFF ({})", b(l.xon), b(l.xoff));
+        let msg = format!(
+            "XON ({}) is above XOFF ({})",
+            l.xon.written(),
+            l.xoff.written()
+        );
         ctx.err(o.key2("lossless.xon", "lossless.xoff"), msg);
     }
     let (frame, mtu) = max_frame;
@@ -308,14 +311,18 @@ fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: (u64, u32))
             let msg = format!(
                 "headroom ({}) is smaller than one frame ({frame}B: MTU {mtu} + {FRAME_OVERHEAD} \
                  bytes of headers); a float like 0.5 means a multiple of \"auto\"",
-                b(h)
+                h.written()
             );
             ctx.err(o.key("lossless.headroom"), msg);
         }
     }
     if let Some(e) = &p.ecn {
         if e.kmin > e.kmax {
-            let msg = format!("kmin ({}) is above kmax ({})", b(e.kmin), b(e.kmax));
+            let msg = format!(
+                "kmin ({}) is above kmax ({})",
+                e.kmin.written(),
+                e.kmax.written()
+            );
             ctx.err(o.key2("ecn.kmin", "ecn.kmax"), msg);
         }
     }

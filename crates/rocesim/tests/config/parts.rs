@@ -3,7 +3,6 @@
 
 mod check {
     use rocesim::config::check::*;
-    use rocesim::units::Bytes;
     use toml::Value;
 
     #[test]
@@ -12,13 +11,6 @@ mod check {
         c.err("a", "m");
         c.err("a", "m");
         assert_eq!(c.count(), 1);
-    }
-
-    #[test]
-    fn formats_bytes() {
-        assert_eq!(fmt_bytes(Bytes(200_000)), "200KB");
-        assert_eq!(fmt_bytes(Bytes(2048)), "2KiB");
-        assert_eq!(fmt_bytes(Bytes(1106)), "1106B");
     }
 
     #[test]
