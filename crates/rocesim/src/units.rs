@@ -118,6 +118,24 @@ pub struct Bytes(pub u64);
 impl Bytes {
     /// Zero bytes.
     pub const ZERO: Bytes = Bytes(0);
+    /// The count as a user would write it: `200KB`, `2KiB`, `12MB`, or `1106B`.
+    pub fn written(self) -> String {
+        let n = self.0;
+        if n == 0 {
+            return "0B".into();
+        }
+        for (div, unit) in [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")] {
+            if n.checked_rem(div) == Some(0) {
+                return format!("{}{unit}", n / div);
+            }
+        }
+        for (div, unit) in [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
+            if n.checked_rem(div) == Some(0) {
+                return format!("{}{unit}", n / div);
+            }
+        }
+        format!("{n}B")
+    }
     /// The count.
     pub const fn get(self) -> u64 {
         self.0
@@ -274,6 +292,13 @@ fn to_u64(v: f64, s: &str) -> Result<u64, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn bytes_as_written() {
+        assert_eq!(Bytes(200_000).written(), "200KB");
+        assert_eq!(Bytes(2048).written(), "2KiB");
+        assert_eq!(Bytes(1106).written(), "1106B");
+    }
 
     #[test]
     fn parses_times() {

@@ -17,7 +17,7 @@ use crate::table;
 use crate::units::Time;
 
 choice!(/// A named DCQCN parameter set.
-    DcqcnProfile ["paper", "nvidia"] later []);
+    DcqcnProfile -> DcqcnParams { "paper" => DcqcnParams::paper(), "nvidia" => DcqcnParams::nvidia() });
 
 table! {
     /// `[nic.dcqcn]`: the DCQCN reaction point (Zhu et al., SIGCOMM 2015), keys with NVIDIA's
@@ -76,11 +76,7 @@ table! {
 /// Check `[nic.dcqcn]` and apply it onto `base`; `None` when it has errors.
 pub fn dcqcn(ctx: &mut Ctx, t: &Dcqcn, base: &DcqcnParams) -> Option<DcqcnParams> {
     let before = ctx.count();
-    let mut p = match ctx.get(&t.profile) {
-        Some("paper") => DcqcnParams::paper(),
-        Some(_) => DcqcnParams::nvidia(),
-        None => base.clone(),
-    };
+    let mut p = ctx.get(&t.profile).unwrap_or_else(|| base.clone());
     ctx.set(&t.dce_tcp_rtt, |x| p.dce_tcp_rtt = x);
     ctx.set(&t.dce_tcp_g, |x| p.g = x);
     ctx.set(&t.initial_alpha_value, |x| p.initial_alpha_value = x);
@@ -104,7 +100,7 @@ pub fn dcqcn(ctx: &mut Ctx, t: &Dcqcn, base: &DcqcnParams) -> Option<DcqcnParams
 }
 
 choice!(/// The RCM level size.
-    RcmStepV ["mtu_time"] later []);
+    RcmStepV -> RcmStep { "mtu_time" => RcmStep::MtuTime });
 
 table! {
     /// `[nic.rcm]`: linear RoCEv2 Congestion Management as Liu et al. configured it (OMNeT++
@@ -127,7 +123,7 @@ table! {
 pub fn rcm(ctx: &mut Ctx, t: &Rcm, key: &str, base: &RcmParams) -> Option<RcmParams> {
     let before = ctx.count();
     let mut p = base.clone();
-    ctx.set(&t.step, |_| p.step = RcmStep::MtuTime);
+    ctx.set(&t.step, |x| p.step = x);
     match ctx.get(&t.recovery_time) {
         Some(Some(Time::ZERO)) => ctx.err(&t.recovery_time.key, "must be positive (or \"off\")"),
         Some(x) => p.recovery_time = x,
@@ -178,7 +174,7 @@ pub fn hpcc(ctx: &mut Ctx, t: &Hpcc, base: &HpccParams) -> Option<HpccParams> {
 }
 
 choice!(/// When TIMELY updates its rate.
-    TimelyUpdateV ["rtt", "ack"] later []);
+    TimelyUpdateV -> TimelyUpdate { "rtt" => TimelyUpdate::PerRtt, "ack" => TimelyUpdate::PerAck });
 
 table! {
     /// `[nic.timely]`: TIMELY (Mittal et al., SIGCOMM 2015, Algorithm 1), rate-based from
@@ -222,13 +218,7 @@ pub fn timely(ctx: &mut Ctx, t: &Timely, base: &TimelyParams) -> Option<TimelyPa
     ctx.set(&t.min_rate, |x| p.min_rate = x);
     ctx.set(&t.hai_after, |x| p.hai_after = x as u32);
     ctx.set(&t.hai_factor, |x| p.hai_factor = x as u32);
-    ctx.set(&t.update, |x| {
-        p.update = if x == "rtt" {
-            TimelyUpdate::PerRtt
-        } else {
-            TimelyUpdate::PerAck
-        }
-    });
+    ctx.set(&t.update, |x| p.update = x);
     if ctx.count() == before && p.t_low >= p.t_high {
         let key = if t.t_high.given() || !t.t_low.given() {
             &t.t_high.key

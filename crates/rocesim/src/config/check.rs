@@ -11,7 +11,6 @@ use toml::{Table, Value};
 
 use super::error::ConfigError;
 use super::suggest;
-use crate::units::Bytes;
 
 /// Accumulates errors for one scenario file.
 #[derive(Debug)]
@@ -55,25 +54,6 @@ pub fn describe(v: &Value) -> String {
         Value::Array(_) => "an array".to_string(),
         Value::Table(_) => "a table".to_string(),
     }
-}
-
-/// Bytes as a user would write them: `200KB`, `2KiB`, `12MB`, or `1106B`.
-pub fn fmt_bytes(b: Bytes) -> String {
-    let n = b.0;
-    if n == 0 {
-        return "0B".into();
-    }
-    for (div, unit) in [(1_000_000_000, "GB"), (1_000_000, "MB"), (1_000, "KB")] {
-        if n.checked_rem(div) == Some(0) {
-            return format!("{}{unit}", n / div);
-        }
-    }
-    for (div, unit) in [(1 << 30, "GiB"), (1 << 20, "MiB"), (1 << 10, "KiB")] {
-        if n.checked_rem(div) == Some(0) {
-            return format!("{}{unit}", n / div);
-        }
-    }
-    format!("{n}B")
 }
 
 impl Ctx {
@@ -236,38 +216,5 @@ impl Ctx {
             return None;
         }
         Some(c)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn duplicates_are_reported_once() {
-        let mut c = Ctx::new("x.toml");
-        c.err("a", "m");
-        c.err("a", "m");
-        assert_eq!(c.count(), 1);
-    }
-
-    #[test]
-    fn formats_bytes() {
-        assert_eq!(fmt_bytes(Bytes(200_000)), "200KB");
-        assert_eq!(fmt_bytes(Bytes(2048)), "2KiB");
-        assert_eq!(fmt_bytes(Bytes(1106)), "1106B");
-    }
-
-    #[test]
-    fn choices_suggest() {
-        let mut c = Ctx::new("x.toml");
-        assert_eq!(
-            c.choice(&Value::String("parket".into()), "f", &["csv", "parquet"]),
-            None
-        );
-        assert!(c.errors[0].message.ends_with("did you mean `parquet`?"));
-        let r = c.supported(&Value::String("irn".into()), "t", &["gb0", "gbn"], &["irn"]);
-        assert_eq!(r, None);
-        assert!(c.errors[1].message.contains("not supported yet"));
     }
 }

@@ -194,6 +194,16 @@ pub trait SubTable {
 }
 
 impl Ctx {
+    /// Read `v` at `key` as the declared table `T` and check it with `check`.
+    pub fn with<T: Leaf<Out = T>, R>(
+        &mut self,
+        v: &Value,
+        key: &str,
+        check: impl FnOnce(&mut Ctx, &T) -> Option<R>,
+    ) -> Option<R> {
+        let t = T::read(self, v, key)?;
+        check(self, &t)
+    }
     /// Apply the checked value of `f` with `apply` when it is given and usable.
     pub fn set<T: Leaf>(&mut self, f: &V<T>, apply: impl FnOnce(T::Out)) {
         if let Some(x) = self.get(f) {

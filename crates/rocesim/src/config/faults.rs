@@ -117,11 +117,8 @@ fn node_name(topo: &Topology, n: NodeRef) -> &str {
 }
 
 fn find_node(topo: &Topology, name: &str) -> Result<NodeRef, String> {
-    if let Some(i) = topo.hosts.iter().position(|h| h.name == name) {
-        return Ok(NodeRef::Host(i as u32));
-    }
-    if let Some(i) = topo.switches.iter().position(|s| s.name == name) {
-        return Ok(NodeRef::Switch(i as u32));
+    if let Some(n) = crate::topology::node_by_name(topo, name) {
+        return Ok(n);
     }
     let hosts = topo.hosts.iter().map(|h| h.name.as_str());
     let all = hosts.chain(topo.switches.iter().map(|s| s.name.as_str()));
@@ -267,14 +264,11 @@ fn switch_fault(
 /// The kind-specific part of the fault at `p`.
 fn kind(c: &mut Ctx, v: &Value, p: &str, kind: &str, topo: Option<&Topology>) -> Option<FaultKind> {
     match kind {
-        "nic_rx_stall" => {
-            let t = RxStall::read(c, v, p)?;
-            Some(FaultKind::NicRxStall {
-                host: named(c, &t.host, "host", hosts(topo))?,
-            })
-        }
-        "link_down" | "link_up" => {
-            let t = LinkChange::read(c, v, p)?;
+        "nic_rx_stall" => c.with(v, p, |c, t: &RxStall| {
+            let host = named(c, &t.host, "host", hosts(topo))?;
+            Some(FaultKind::NicRxStall { host })
+        }),
+        "link_down" | "link_up" => c.with(v, p, |c, t: &LinkChange| {
             let l = link(c, &t.link, topo);
             let reconverge = c.or(&t.reconverge, Time::from_ms(1))?;
             let link = l?.0;
@@ -283,15 +277,9 @@ fn kind(c: &mut Ctx, v: &Value, p: &str, kind: &str, topo: Option<&Topology>) ->
             } else {
                 FaultKind::LinkUp { link, reconverge }
             })
-        }
-        "loss" => {
-            let t = Loss::read(c, v, p)?;
-            loss(c, &t, topo, p)
-        }
-        _ => {
-            let t = SwitchFault::read(c, v, p)?;
-            switch_fault(c, &t, topo, kind)
-        }
+        }),
+        "loss" => c.with(v, p, |c, t| loss(c, t, topo, p)),
+        _ => c.with(v, p, |c, t| switch_fault(c, t, topo, kind)),
     }
 }
 

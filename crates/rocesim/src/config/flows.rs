@@ -17,7 +17,8 @@ use crate::traffic::{FlowKind, FlowSpec};
 use crate::units::Time;
 
 choice!(/// The RDMA operation of a flow.
-    FlowKindV ["rdma_write", "rdma_read", "rdma_send"] later ["tcp"]);
+    FlowKindV -> FlowKind { "rdma_write" => FlowKind::RdmaWrite, "rdma_read" => FlowKind::RdmaRead,
+        "rdma_send" => FlowKind::RdmaSend } later ["tcp"]);
 
 table! {
     /// `[[flow]]`: one RDMA message (or a long-lived stream) on its own queue pair.
@@ -54,20 +55,6 @@ impl Items for FlowItems {
 
 /// The key table of `[[flow]]`, for the docs.
 pub const KEYS: &[KeyDoc] = Flow::KEYS;
-
-/// The UDP source port of the flow at `index` when the scenario gives none: a deterministic
-/// function of the seed and the index, in 49152..=65535 (the dynamic port range).
-pub fn default_sport(seed: u64, index: usize) -> u16 {
-    // SplitMix64 finalizer over seed and index.
-    let mut z = seed
-        ^ (index as u64)
-            .wrapping_add(1)
-            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^= z >> 31;
-    49152 + (z % 16384) as u16
-}
 
 /// Host names → ids, with suggestions for unknown names.
 pub struct Hosts<'t> {
@@ -143,11 +130,7 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
     let (name, src_name, dst_name) = (ctx.get(&t.name), ctx.get(&t.src), ctx.get(&t.dst));
     let size = ctx.req(&t.size, "\"inf\" or a size like \"1MB\"");
     let (start, dscp) = (ctx.or(&t.start, Time::ZERO), ctx.get(&t.dscp));
-    let kind = ctx.or(&t.kind, "rdma_write").map(|k| match k {
-        "rdma_read" => FlowKind::RdmaRead,
-        "rdma_send" => FlowKind::RdmaSend,
-        _ => FlowKind::RdmaWrite,
-    });
+    let kind = ctx.or(&t.kind, FlowKind::RdmaWrite);
     let (rate_limit, sport) = (ctx.get(&t.rate), ctx.get(&t.sport).map(|x| x as u16));
     if let (Some(s), Some(d)) = (&src_name, &dst_name) {
         if s == d {
@@ -216,7 +199,7 @@ pub fn parse(
     }
     let with_ports = out.into_iter().enumerate().map(|(i, (mut f, given))| {
         if !given {
-            f.sport = default_sport(env.seed, i);
+            f.sport = crate::traffic::flow::default_sport(env.seed, i);
         }
         f
     });

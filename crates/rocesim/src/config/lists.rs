@@ -39,34 +39,32 @@ fn map_schema(value: serde_json::Value) -> serde_json::Value {
     json!({ "type": "object", "additionalProperties": value })
 }
 
+/// `map` with the entries of the table `v` (small integer → TC) written over it.
+fn tc_map<const N: usize>(
+    c: &mut Ctx,
+    v: &Value,
+    k: &str,
+    what: &str,
+    map: [u8; N],
+) -> Option<[u8; N]> {
+    let (mut map, mut ok) = (map, true);
+    for (i, val, full) in int_keyed(c, v, k, (N - 1) as u8, what)? {
+        match Tc::read(c, val, &full) {
+            Some(t) => map[i as usize] = t,
+            None => ok = false,
+        }
+    }
+    ok.then_some(map)
+}
+
 leaf!(/// DSCP → traffic class; unmapped DSCPs map to TC 0.
 DscpMap -> [u8; 64], "table DSCP → TC",
 map_schema(json!({ "type": "integer", "minimum": 0, "maximum": 7 })),
-|c, v, k| {
-    let mut map = [0u8; 64];
-        let mut ok = true;
-    for (d, val, full) in int_keyed(c, v, k, 63, "\"26\" = 3")? {
-        match Tc::read(c, val, &full) {
-            Some(t) => map[d as usize] = t,
-            None => ok = false,
-        }
-    }
-    ok.then_some(map)
-});
+|c, v, k| tc_map(c, v, k, "\"26\" = 3", [0; 64]));
 leaf!(/// Traffic class → egress queue; unmapped TCs keep their own number.
 TcMap -> [u8; 8], "table TC → queue",
 map_schema(json!({ "type": "integer", "minimum": 0, "maximum": 7 })),
-|c, v, k| {
-    let mut map = [0, 1, 2, 3, 4, 5, 6, 7];
-        let mut ok = true;
-    for (tc, val, full) in int_keyed(c, v, k, 7, "\"3\" = 3")? {
-        match Tc::read(c, val, &full) {
-            Some(t) => map[tc as usize] = t,
-            None => ok = false,
-        }
-    }
-    ok.then_some(map)
-});
+|c, v, k| tc_map(c, v, k, "\"3\" = 3", [0, 1, 2, 3, 4, 5, 6, 7]));
 leaf!(/// Queue → `"strict"` or `{ dwrr = weight }`, for the queues named.
 Scheduler -> Vec<(u8, QueueSched)>, "table queue → `\"strict\"` \\| `{ dwrr = weight }`",
 map_schema(json!({ "anyOf": [ { "const": "strict" }, { "type": "object",

@@ -205,8 +205,3 @@ pub fn load_str(
         }
     }
 }
-
-#[cfg(test)]
-mod cases;
-#[cfg(test)]
-mod tests;

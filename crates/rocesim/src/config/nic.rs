@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 
 use super::cc::{self, Dcqcn, Dctcp, Hpcc, Rcm, Timely};
-use super::check::{fmt_bytes, Ctx};
+use super::check::Ctx;
 use super::declare::Leaf;
 use super::leaf::{
     choice, AnyTable, Dscp, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
@@ -18,9 +18,11 @@ use crate::table;
 use crate::topology::Topology;
 
 choice!(/// Reliable transport.
-    TransportV ["gb0", "gbn"] later ["irn", "srnic"]);
+    TransportV -> TransportKind { "gb0" => TransportKind::Gb0, "gbn" => TransportKind::Gbn }
+    later ["irn", "srnic"]);
 choice!(/// Congestion control at the sender.
-    CcV ["none", "rcm", "dcqcn", "hpcc", "timely", "dctcp"] later []);
+    CcV -> CcKind { "none" => CcKind::None, "rcm" => CcKind::Rcm, "dcqcn" => CcKind::Dcqcn,
+        "hpcc" => CcKind::Hpcc, "timely" => CcKind::Timely, "dctcp" => CcKind::Dctcp });
 
 table! {
     /// `[nic]`: defaults for every host's NIC; `[nic.host.<host>]` overrides any subset of
@@ -102,17 +104,6 @@ table! {
     }
 }
 
-fn cc_kind(x: &str) -> CcKind {
-    match x {
-        "rcm" => CcKind::Rcm,
-        "dcqcn" => CcKind::Dcqcn,
-        "hpcc" => CcKind::Hpcc,
-        "timely" => CcKind::Timely,
-        "dctcp" => CcKind::Dctcp,
-        _ => CcKind::None,
-    }
-}
-
 fn apply_rx(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
     let Some(rx) = ctx.get(&t.rx) else { return };
     let r = &mut p.rx;
@@ -155,14 +146,8 @@ fn apply_cc(ctx: &mut Ctx, t: &Nic, p: &mut NicParams) {
 /// Apply one `[nic]`-shaped table onto `p` (recording in `o` which table set the RX keys).
 pub fn apply(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
     ctx.set(&t.mtu, |x| p.mtu = x as u32);
-    ctx.set(&t.transport, |x| {
-        p.transport = if x == "gb0" {
-            TransportKind::Gb0
-        } else {
-            TransportKind::Gbn
-        }
-    });
-    ctx.set(&t.cc, |x| p.cc = cc_kind(x));
+    ctx.set(&t.transport, |x| p.transport = x);
+    ctx.set(&t.cc, |x| p.cc = x);
     ctx.set(&t.dscp, |x| p.dscp = x);
     ctx.set(&t.cnp_dscp, |x| p.cnp_dscp = x);
     ctx.set(&t.ack_every, |x| p.ack_every = x as u32);
@@ -187,13 +172,13 @@ fn validate(ctx: &mut Ctx, p: &NicParams, o: &Origins) {
     if rx.xon > rx.xoff {
         let msg = format!(
             "XON ({}) is above XOFF ({})",
-            fmt_bytes(rx.xon),
-            fmt_bytes(rx.xoff)
+            rx.xon.written(),
+            rx.xoff.written()
         );
         ctx.err(o.key2("rx.xon", "rx.xoff"), msg);
     }
     if rx.xoff > rx.buffer {
-        let (x, b) = (fmt_bytes(rx.xoff), fmt_bytes(rx.buffer));
+        let (x, b) = (rx.xoff.written(), rx.buffer.written());
         let msg = format!("XOFF ({x}) is above the RX buffer ({b})");
         ctx.err(o.key2("rx.xoff", "rx.buffer"), msg);
     }

@@ -31,7 +31,7 @@ table! {
 }
 
 choice!(/// Table file format.
-    FormatV ["csv", "parquet"] later []);
+    FormatV -> TableFormat { "csv" => TableFormat::Csv, "parquet" => TableFormat::Parquet });
 
 table! {
     /// `[output]`: what to write and where.
@@ -110,10 +110,7 @@ pub fn output(ctx: &mut Ctx, t: &Output, name: &str) -> Option<OutputParams> {
     };
     let throughput_interval = interval(ctx, &t.throughput_interval, Time::from_us(100));
     let queue_sample_interval = interval(ctx, &t.queue_sample_interval, Time::from_us(10));
-    let format = ctx.or(&t.format, "csv").map(|f| match f {
-        "parquet" => TableFormat::Parquet,
-        _ => TableFormat::Csv,
-    });
+    let format = ctx.or(&t.format, TableFormat::Csv);
     let report = ctx.or(&t.report, true);
     let max_pfc_log = ctx.or(&t.max_pfc_log, 1_000_000);
     Some(OutputParams {

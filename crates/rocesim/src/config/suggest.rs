@@ -71,30 +71,3 @@ where
         None => String::new(),
     }
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distances() {
-        assert_eq!(distance("links", "linkz"), 1);
-        assert_eq!(distance("links", "lniks"), 1);
-        assert_eq!(distance("", "abc"), 3);
-        assert_eq!(distance("MTU", "mtu"), 0);
-        assert_eq!(distance("kitten", "sitting"), 3);
-    }
-
-    #[test]
-    fn suggests_close_names_only() {
-        let keys = ["hosts", "switches", "links", "link", "kind"];
-        assert_eq!(suggest("linkz", keys).as_deref(), Some("links"));
-        assert_eq!(suggest("lnk", keys).as_deref(), Some("link"));
-        assert_eq!(suggest("swiches", keys).as_deref(), Some("switches"));
-        assert_eq!(suggest("zzzzzz", keys), None);
-        assert_eq!(suggest("Q", ["A", "B"]), None);
-        assert_eq!(suggest("Aa", ["A", "B"]).as_deref(), Some("A"));
-        assert_eq!(hint("hots", keys), "; did you mean `hosts`?");
-        assert_eq!(hint("qqqqq", keys), "");
-    }
-}

@@ -19,15 +19,17 @@ use crate::topology::Topology;
 use crate::units::{Bytes, Time};
 
 choice!(/// How buffer thresholds are set.
-    BufferModeV ["dynamic", "static"] later []);
+    BufferModeV -> BufferMode { "dynamic" => BufferMode::Dynamic, "static" => BufferMode::Static });
 choice!(/// How a congested egress queue is detected for marking.
-    DetectionV ["wred", "rcm_1a_root", "rcm_1a_root_victim", "rcm_1b"] later []);
+    DetectionV -> Detection { "wred" => Detection::Wred, "rcm_1a_root" => Detection::RcmRoot,
+        "rcm_1a_root_victim" => Detection::RcmRootVictim, "rcm_1b" => Detection::Rcm1b });
 choice!(/// When a packet is marked.
-    MarkOnV ["enqueue", "dequeue"] later []);
+    MarkOnV -> MarkOn { "enqueue" => MarkOn::Enqueue, "dequeue" => MarkOn::Dequeue });
 choice!(/// What a stormed queue does.
-    ActionV ["drop", "forward", "alert"] later []);
-choice!(/// Which ports the watchdog watches.
-    PortsV ["all", "server_facing"] later []);
+    ActionV -> WatchdogAction { "drop" => WatchdogAction::Drop,
+        "forward" => WatchdogAction::Forward, "alert" => WatchdogAction::Alert });
+choice!(/// Which ports the watchdog watches (→ server-facing only).
+    PortsV -> bool { "all" => false, "server_facing" => true });
 
 table! {
     /// `[switch]`: defaults for every switch. A switch takes `[switch]`, then its role's
@@ -227,13 +229,7 @@ fn apply_ecn(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams, o: &mut Origins) {
     ctx.set(&et.kmin, |x| e.kmin = x);
     ctx.set(&et.kmax, |x| e.kmax = x);
     ctx.set(&et.pmax, |x| e.pmax = x);
-    ctx.set(&et.mark_on, |x| {
-        e.mark_on = if x == "dequeue" {
-            MarkOn::Dequeue
-        } else {
-            MarkOn::Enqueue
-        }
-    });
+    ctx.set(&et.mark_on, |x| e.mark_on = x);
     o.given(&[&et.kmin, &et.kmax]);
     p.ecn = Some(e);
 }
@@ -253,28 +249,13 @@ fn apply_watchdog(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) {
     ctx.set(&w.detection_time, |x| q.detection_time = x);
     ctx.set(&w.restoration_time, |x| q.restoration_time = x);
     ctx.set(&w.poll_interval, |x| q.poll_interval = x);
-    ctx.set(&w.action, |x| {
-        q.action = match x {
-            "drop" => WatchdogAction::Drop,
-            "forward" => WatchdogAction::Forward,
-            _ => WatchdogAction::Alert,
-        }
-    });
-    ctx.set(&w.ports, |x| q.server_facing_only = x == "server_facing");
+    ctx.set(&w.action, |x| q.action = x);
+    ctx.set(&w.ports, |x| q.server_facing_only = x);
     if q.poll_interval == Time::ZERO {
         ctx.err(&w.poll_interval.key, "the poll interval must be positive");
     }
     if let Some(on) = enabled {
         p.pfc_watchdog = on.then_some(q);
-    }
-}
-
-fn detection(x: &str) -> Detection {
-    match x {
-        "rcm_1a_root" => Detection::RcmRoot,
-        "rcm_1a_root_victim" => Detection::RcmRootVictim,
-        "rcm_1b" => Detection::Rcm1b,
-        _ => Detection::Wred,
     }
 }
 
@@ -288,17 +269,11 @@ pub fn apply(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams, o: &mut Origins) {
     ctx.set(&t.dscp_to_tc, |x| p.dscp_to_tc = x);
     ctx.set(&t.tc_to_queue, |x| p.tc_to_queue = x);
     ctx.set(&t.pfc_enable, |x| p.pfc_enable = x);
-    ctx.set(&t.buffer_mode, |x| {
-        p.buffer_mode = if x == "static" {
-            BufferMode::Static
-        } else {
-            BufferMode::Dynamic
-        }
-    });
+    ctx.set(&t.buffer_mode, |x| p.buffer_mode = x);
     apply_lossless(ctx, t, p, o);
     apply_lossy(ctx, t, p);
     apply_ecn(ctx, t, p, o);
-    ctx.set(&t.congestion_detection, |x| p.detection = detection(x));
+    ctx.set(&t.congestion_detection, |x| p.detection = x);
     ctx.set(&t.scheduler, |x| {
         x.into_iter().for_each(|(q, s)| p.scheduler[q as usize] = s)
     });
@@ -321,10 +296,13 @@ pub const FRAME_OVERHEAD: u64 = 82;
 /// Cross-key rules of one resolved switch configuration. `max_frame` is the largest frame
 /// any NIC sends and its MTU.
 fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: (u64, u32)) {
-    use super::check::fmt_bytes as b;
     let l = &p.lossless;
     if p.buffer_mode == BufferMode::Static && l.xon > l.xoff {
-        let msg = format!("XON ({}) is above XOFF ({})", b(l.xon), b(l.xoff));
+        let msg = format!(
+            "XON ({}) is above XOFF ({})",
+            l.xon.written(),
+            l.xoff.written()
+        );
         ctx.err(o.key2("lossless.xon", "lossless.xoff"), msg);
     }
     let (frame, mtu) = max_frame;
@@ -333,14 +311,18 @@ fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: (u64, u32))
             let msg = format!(
                 "headroom ({}) is smaller than one frame ({frame}B: MTU {mtu} + {FRAME_OVERHEAD} \
                  bytes of headers); a float like 0.5 means a multiple of \"auto\"",
-                b(h)
+                h.written()
             );
             ctx.err(o.key("lossless.headroom"), msg);
         }
     }
     if let Some(e) = &p.ecn {
         if e.kmin > e.kmax {
-            let msg = format!("kmin ({}) is above kmax ({})", b(e.kmin), b(e.kmax));
+            let msg = format!(
+                "kmin ({}) is above kmax ({})",
+                e.kmin.written(),
+                e.kmax.written()
+            );
             ctx.err(o.key2("ecn.kmin", "ecn.kmax"), msg);
         }
     }

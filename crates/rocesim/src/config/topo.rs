@@ -301,6 +301,15 @@ fn explicit(c: &mut Ctx, t: &Explicit) -> Option<TopologyDef> {
     })
 }
 
+fn star(c: &mut Ctx, t: &Star) -> Option<TopologyDef> {
+    let hosts = count(c, &t.hosts, "the number of hosts");
+    let link = class(c, &t.link);
+    Some(TopologyDef::Star {
+        hosts: hosts?,
+        link: link?,
+    })
+}
+
 fn too_big(c: &mut Ctx, nodes: u64) -> Option<()> {
     if nodes > MAX_NODES {
         c.err(
@@ -442,35 +451,12 @@ pub fn def(c: &mut Ctx, v: &Value) -> Option<TopologyDef> {
     // An explicit topology with only unknown keys is still built, so that flows and faults
     // can be checked against its node names.
     let def = match kind {
-        "explicit" => {
-            let t = Explicit::read(c, v, P)?;
-            explicit(c, &t)
-        }
-        "star" => {
-            let t = Star::read(c, v, P)?;
-            let hosts = count(c, &t.hosts, "the number of hosts");
-            let link = class(c, &t.link);
-            Some(TopologyDef::Star {
-                hosts: hosts?,
-                link: link?,
-            })
-        }
-        "dumbbell" | "chain" | "ring" => {
-            let t = Line::read(c, v, P)?;
-            line(c, &t, kind)
-        }
-        "leaf_spine" => {
-            let t = LeafSpine::read(c, v, P)?;
-            leaf_spine(c, &t)
-        }
-        "fat_tree" => {
-            let t = FatTree::read(c, v, P)?;
-            fat_tree(c, &t)
-        }
-        _ => {
-            let t = Clos3::read(c, v, P)?;
-            clos3(c, &t)
-        }
+        "explicit" => c.with(v, P, explicit),
+        "star" => c.with(v, P, star),
+        "dumbbell" | "chain" | "ring" => c.with(v, P, |c, t| line(c, t, kind)),
+        "leaf_spine" => c.with(v, P, leaf_spine),
+        "fat_tree" => c.with(v, P, fat_tree),
+        _ => c.with(v, P, clos3),
     }?;
     (kind == "explicit" || c.count() == before).then_some(def)
 }

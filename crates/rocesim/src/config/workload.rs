@@ -4,7 +4,7 @@
 use toml::Value;
 
 use super::check::{at, Ctx};
-use super::declare::{KeyDoc, Leaf, Table, V};
+use super::declare::{KeyDoc, Table, V};
 use super::flows::Env;
 use super::leaf::{choice, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
 use super::lists::{kinds_schema, Items, PodPair, Selector};
@@ -19,9 +19,9 @@ choice!(/// The workload kind.
     KindV ["trace", "poisson", "incast", "permutation", "all_to_all", "tor_to_tor", "storage_read"]
     later ["pingmesh"]);
 choice!(/// How sizes are drawn from CDF points.
-    SamplingV ["interpolated", "step"] later []);
-choice!(/// The Poisson arrival generator.
-    GeneratorV ["rocesim", "hpcc"] later []);
+    SamplingV -> Sampling { "interpolated" => Sampling::Interpolated, "step" => Sampling::Step });
+choice!(/// The Poisson arrival generator (→ whether it is HPCC's).
+    GeneratorV -> bool { "rocesim" => false, "hpcc" => true });
 
 /// A seed of a workload's random stream.
 type Seed = Int<0, { i64::MAX }>;
@@ -221,8 +221,7 @@ fn cdf(ctx: &mut Ctx, env: &Env<'_>, t: &Poisson) -> Option<Cdf> {
         }
     };
     Some(match sampling {
-        Some("step") => cdf.with_sampling(Sampling::Step),
-        Some(_) => cdf.with_sampling(Sampling::Interpolated),
+        Some(s) => cdf.with_sampling(s),
         None => cdf,
     })
 }
@@ -241,7 +240,7 @@ fn poisson(ctx: &mut Ctx, env: &Env<'_>, t: &Poisson) -> Option<Workload> {
     } else {
         env.duration
     };
-    let hpcc = ctx.or(&t.generator, "rocesim").map(|g| g == "hpcc");
+    let hpcc = ctx.or(&t.generator, false);
     let seed = ctx.or(&t.seed, env.seed as i64);
     ctx.get(&t.dscp);
     let hosts = select(ctx, env, &t.hosts, Some("all"));
@@ -392,30 +391,12 @@ pub fn flows(
     let kind = ctx.req(&kind, what)?;
     let v = Value::Table(t.clone());
     let w = match kind {
-        "trace" => {
-            let t = Trace::read(ctx, &v, p)?;
-            return trace(ctx, env, &t);
-        }
-        "poisson" => {
-            let t = Poisson::read(ctx, &v, p)?;
-            poisson(ctx, env, &t)
-        }
-        "incast" => {
-            let t = Incast::read(ctx, &v, p)?;
-            incast(ctx, env, &t)
-        }
-        "permutation" | "all_to_all" => {
-            let t = Pairs::read(ctx, &v, p)?;
-            pairs(ctx, env, &t, kind)
-        }
-        "tor_to_tor" => {
-            let t = TorToTor::read(ctx, &v, p)?;
-            tor_to_tor(ctx, &t, env)
-        }
-        _ => {
-            let t = StorageRead::read(ctx, &v, p)?;
-            storage_read(ctx, env, &t)
-        }
+        "trace" => return ctx.with(&v, p, |c, t| trace(c, env, t)),
+        "poisson" => ctx.with(&v, p, |c, t| poisson(c, env, t)),
+        "incast" => ctx.with(&v, p, |c, t| incast(c, env, t)),
+        "permutation" | "all_to_all" => ctx.with(&v, p, |c, t| pairs(c, env, t, kind)),
+        "tor_to_tor" => ctx.with(&v, p, |c, t| tor_to_tor(c, t, env)),
+        _ => ctx.with(&v, p, |c, t| storage_read(c, env, t)),
     };
     let dscp_given = V::<Dscp>::of(t.get("dscp"), p, "dscp");
     let given = ctx.get(&dscp_given);

@@ -16,6 +16,20 @@ pub enum FlowKind {
     Tcp,
 }
 
+/// The UDP source port of the flow at `index` when the scenario gives none: a deterministic
+/// function of the seed and the index, in 49152..=65535 (the dynamic port range).
+pub fn default_sport(seed: u64, index: usize) -> u16 {
+    // SplitMix64 finalizer over seed and index.
+    let mut z = seed
+        ^ (index as u64)
+            .wrapping_add(1)
+            .wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^= z >> 31;
+    49152 + (z % 16384) as u16
+}
+
 /// One flow as the scenario defines it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {

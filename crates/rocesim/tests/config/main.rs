@@ -1,19 +1,22 @@
-//! End-to-end tests of [`load_str`] / [`load`]: a complete scenario, every error class, several
+//! End-to-end tests of `rocesim::config::load_str` / `load`: a complete scenario, every error class, several
 //! errors at once, overrides, suggestions, and a no-panic property.
 
 use std::path::Path;
 
 use proptest::prelude::*;
 
-use super::*;
-use crate::fabric::params::{BufferMode, Headroom};
-use crate::faults::FaultKind;
-use crate::nic::params::TransportKind;
-use crate::topology::NodeRef;
-use crate::traffic::FlowKind;
-use crate::units::{Bytes, Rate, Time};
+use rocesim::config::{load, load_str, ConfigErrors, Scenario, TableFormat};
+use rocesim::fabric::params::{BufferMode, Headroom};
+use rocesim::faults::FaultKind;
+use rocesim::nic::params::TransportKind;
+use rocesim::topology::NodeRef;
+use rocesim::traffic::FlowKind;
+use rocesim::units::{Bytes, Rate, Time};
 
-pub(super) const PARKING_LOT: &str = r#"
+mod cases;
+mod parts;
+
+pub const PARKING_LOT: &str = r#"
 [sim]
 duration = "60ms"
 seed = 1
@@ -95,12 +98,12 @@ format = "csv"
 report = true
 "#;
 
-pub(super) fn load_pl(text: &str, overrides: &[&str]) -> Result<Scenario, ConfigErrors> {
+pub fn load_pl(text: &str, overrides: &[&str]) -> Result<Scenario, ConfigErrors> {
     let o: Vec<String> = overrides.iter().map(|s| s.to_string()).collect();
     load_str(text, "parking-lot.toml", Path::new("."), &o)
 }
 
-pub(super) fn errs(text: &str, overrides: &[&str]) -> ConfigErrors {
+pub fn errs(text: &str, overrides: &[&str]) -> ConfigErrors {
     match load_pl(text, overrides) {
         Ok(_) => panic!("expected errors"),
         Err(e) => e,
@@ -301,7 +304,7 @@ fn overrides_apply_before_checking() {
     assert!(s
         .nics
         .iter()
-        .all(|n| n.cc == crate::nic::params::CcKind::Dcqcn));
+        .all(|n| n.cc == rocesim::nic::params::CcKind::Dcqcn));
     let e = errs(PARKING_LOT, &["nic.mtu"]);
     assert_key(&e, "--set");
     let e = errs(PARKING_LOT, &["sim.duration.x=1"]);

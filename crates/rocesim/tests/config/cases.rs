@@ -1,9 +1,9 @@
-//! Per-key cases of the checker on the parking-lot scenario of [`super::tests`]: an error at
+//! Per-key cases of the checker on the parking-lot scenario of `main.rs`: an error at
 //! the expected key with the expected words, and values that layers and profiles resolve to.
 
-use super::tests::{load_pl, PARKING_LOT};
-use crate::fabric::params::Headroom;
-use crate::units::{Bytes, Rate, Time};
+use super::{load_pl, PARKING_LOT};
+use rocesim::fabric::params::Headroom;
+use rocesim::units::{Bytes, Rate, Time};
 
 /// One case a line: `overrides (separated by " ; ") | key | words of its error message`.
 const ERRORS: &str = r#"
