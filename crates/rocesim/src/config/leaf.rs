@@ -366,6 +366,19 @@ PosTimeAuto -> Option<Time>, "time > 0 \\| `\"auto\"`", word_or("auto", string_s
     }
     t => Some(t),
 });
+leaf!(/// `"rocev2"` (82 bytes) or the bytes a NIC's header stack adds to each data frame on the
+/// wire, at least the 20 of preamble and inter-frame gap (which are never buffered).
+FrameOverheadV -> crate::packet::FrameOverhead, "`\"rocev2\"` \\| integer 20–1000",
+word_or("rocev2", json!({ "type": "integer", "minimum": 20, "maximum": 1000 })),
+|c, v, k| match v {
+    Value::String(s) if s == "rocev2" => Some(crate::packet::FrameOverhead::ROCEV2),
+    Value::Integer(_) => c.int(v, k, 20, 1000).map(|n| crate::packet::FrameOverhead(n as u32)),
+    _ => {
+        c.expected(k, "\"rocev2\" or a byte count from 20 to 1000", v);
+        None
+    }
+});
+
 leaf!(/// A size above zero, or `"off"` (→ `None`).
 SizeOff -> Option<u64>, "size > 0 \\| `\"off\"`", word_or("off", size_schema()),
 |c, v, k| match v {

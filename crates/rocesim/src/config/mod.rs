@@ -141,11 +141,12 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
     let sw_base = switch::base(ctx, &sw_table);
     let nic_table = ctx.get(&file.nic).unwrap_or_default();
     let nics = nic::resolve(ctx, &nic_table, &sw_base.0, topology.as_ref());
-    let max_frame = (
-        u64::from(nics.max_mtu) + switch::FRAME_OVERHEAD,
-        nics.max_mtu,
-    );
-    let switches = switch::resolve(ctx, &sw_table, &sw_base, topology.as_ref(), max_frame);
+    let max_frame = nics.max_frame;
+    let mut switches = switch::resolve(ctx, &sw_table, &sw_base, topology.as_ref(), max_frame);
+    let ecmp_hash = topo::ecmp_hash(ctx, topo_v.as_ref());
+    for s in switches.iter_mut().flatten() {
+        s.ecmp_hash = ecmp_hash;
+    }
     let duration = sim.as_ref().map(|s| s.duration);
     let env = flows::Env {
         hosts: topology.as_ref().map(flows::Hosts::new),

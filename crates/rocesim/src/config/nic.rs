@@ -7,7 +7,8 @@ use super::cc::{self, Dcqcn, Dctcp, Hpcc, Rcm, Timely};
 use super::check::Ctx;
 use super::declare::Leaf;
 use super::leaf::{
-    choice, AnyTable, Dscp, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
+    choice, AnyTable, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff,
+    TimeV,
 };
 use super::lists::DscpMap;
 use super::overlay::{Layered, Named, Origins};
@@ -50,6 +51,11 @@ table! {
         rto: TimeV,
         /// IP TTL of packets sent. Default: `64`.
         ttl: Int<1, 255>,
+        /// Bytes the NIC's header stack adds to each data frame on the wire: `"rocev2"` (82:
+        /// preamble 8, IFG 12, Ethernet 14, FCS 4, IPv4 20, UDP 8, BTH 12, ICRC 4) or a count
+        /// (ns-3 counts 48, htsim 64). Its ACKs are this plus AETH 4, its CNPs plus 16; PFC
+        /// frames and the RETH of a WRITE's first packet do not change. Default: `"rocev2"`.
+        frame_overhead: FrameOverheadV,
         /// PFC priority of the NIC's traffic. Default: `[switch]`'s.
         dscp_to_tc: DscpMap,
         /// PFC-enabled priorities at the NIC. Default: `[switch]`'s.
@@ -153,6 +159,7 @@ pub fn apply(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
     ctx.set(&t.ack_every, |x| p.ack_every = x as u32);
     ctx.set(&t.rto, |x| p.rto = x);
     ctx.set(&t.ttl, |x| p.ttl = x as u8);
+    ctx.set(&t.frame_overhead, |x| p.frame_overhead = x);
     ctx.set(&t.dscp_to_tc, |x| p.dscp_to_tc = x);
     ctx.set(&t.pfc_enable, |x| p.pfc_enable = x);
     ctx.set(&t.pfc_quanta, |x| p.pfc_quanta = x as u16);
@@ -189,8 +196,13 @@ fn validate(ctx: &mut Ctx, p: &NicParams, o: &Origins) {
 pub struct Nics {
     /// One per host, when the topology is known and there were no errors.
     pub per_host: Option<Vec<NicParams>>,
-    /// The largest MTU any NIC configuration uses.
-    pub max_mtu: u32,
+    /// The largest data frame any NIC configuration sends (bytes without RETH) and its MTU.
+    pub max_frame: (u64, u32),
+}
+
+/// A NIC's largest data frame (without RETH) and its MTU.
+fn frame_of(p: &NicParams) -> (u64, u32) {
+    (u64::from(p.frame_overhead.data(p.mtu, false)), p.mtu)
 }
 
 fn unknown_host(ctx: &mut Ctx, topo: &Topology, name: &str, key: &str) {
@@ -218,7 +230,7 @@ pub fn resolve(ctx: &mut Ctx, t: &Nic, sw: &SwitchParams, topo: Option<&Topology
     let mut origins = Origins::new("nic");
     apply(ctx, t, &mut base, &mut origins);
     validate(ctx, &base, &origins);
-    let mut max_mtu = base.mtu;
+    let mut max_frame = frame_of(&base);
     let mut layered: HashMap<String, NicParams> = HashMap::new();
     for (name, key, h) in ctx.get(&t.host).unwrap_or_default() {
         let Some(h) = <Nic as Leaf>::read(ctx, &h, &key) else {
@@ -230,7 +242,7 @@ pub fn resolve(ctx: &mut Ctx, t: &Nic, sw: &SwitchParams, topo: Option<&Topology
         let (mut p, mut o) = (base.clone(), origins.with(&key));
         apply(ctx, &h, &mut p, &mut o);
         validate(ctx, &p, &o);
-        max_mtu = max_mtu.max(p.mtu);
+        max_frame = max_frame.max(frame_of(&p));
         if let Some(topo) = topo {
             unknown_host(ctx, topo, &name, &key);
         }
@@ -244,7 +256,10 @@ pub fn resolve(ctx: &mut Ctx, t: &Nic, sw: &SwitchParams, topo: Option<&Topology
             .collect();
         (ctx.count() == before).then_some(v)
     });
-    Nics { per_host, max_mtu }
+    Nics {
+        per_host,
+        max_frame,
+    }
 }
 
 impl Layered for Nic {

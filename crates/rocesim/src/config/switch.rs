@@ -290,9 +290,6 @@ pub fn apply(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams, o: &mut Origins) {
 /// Switch roles that generated topologies use.
 pub const ROLES: &[&str] = &["tor", "leaf", "spine", "edge", "agg", "core", "switch"];
 
-/// Bytes a frame adds to its payload on the wire (SCENARIO.md "Frame overhead").
-pub const FRAME_OVERHEAD: u64 = 82;
-
 /// Cross-key rules of one resolved switch configuration. `max_frame` is the largest frame
 /// any NIC sends and its MTU.
 fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: (u64, u32)) {
@@ -309,9 +306,10 @@ fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: (u64, u32))
     if let crate::fabric::params::Headroom::Fixed(h) = l.headroom {
         if h.0 < frame {
             let msg = format!(
-                "headroom ({}) is smaller than one frame ({frame}B: MTU {mtu} + {FRAME_OVERHEAD} \
+                "headroom ({}) is smaller than one frame ({frame}B: MTU {mtu} + {} \
                  bytes of headers); a float like 0.5 means a multiple of \"auto\"",
-                h.written()
+                h.written(),
+                frame - u64::from(mtu)
             );
             ctx.err(o.key("lossless.headroom"), msg);
         }

@@ -19,6 +19,30 @@ choice!(/// The topology kind.
     KindV ["explicit", "star", "dumbbell", "chain", "ring", "leaf_spine", "fat_tree", "clos3"]
     later []);
 
+choice!(/// ECMP hashing across switches (`topology.ecmp_hash`).
+    EcmpHashV -> crate::fabric::params::EcmpHash {
+        "salted" => crate::fabric::params::EcmpHash::Salted,
+        "polarized" => crate::fabric::params::EcmpHash::Polarized
+    } later []);
+
+table! {
+    /// Keys every topology kind takes.
+    pub struct Common {
+        /// ECMP hashing across switches: `"salted"` (each switch salts the 5-tuple hash with its
+        /// own seed, so tiers choose independently) or `"polarized"` (one hash function and seed
+        /// on every switch: a flow's choice at one tier predicts the next, the polarization real
+        /// fabrics hit). Default: `"salted"`.
+        ecmp_hash: EcmpHashV,
+    }
+}
+
+/// `topology.ecmp_hash`, checked (`Salted` when absent or wrong; a wrong value is recorded).
+pub fn ecmp_hash(c: &mut Ctx, v: Option<&Value>) -> crate::fabric::params::EcmpHash {
+    v.and_then(|v| v.get("ecmp_hash"))
+        .and_then(|x| EcmpHashV::read(c, x, "topology.ecmp_hash"))
+        .unwrap_or_default()
+}
+
 /// A count of switches or hosts.
 type N = Int<1, 1_000_000>;
 
@@ -156,6 +180,7 @@ table! {
 
 /// The key tables of the topology kinds, for the docs.
 pub const KINDS: &[(&str, &[KeyDoc])] = &[
+    ("topology", Common::KEYS),
     ("topology.explicit", Explicit::KEYS),
     ("topology.star", Star::KEYS),
     ("topology.line", Line::KEYS),
@@ -448,6 +473,12 @@ pub fn def(c: &mut Ctx, v: &Value) -> Option<TopologyDef> {
         Some(k) => KindV::read(c, k, "topology.kind")?,
     };
     let before = c.count();
+    // Keys of every kind are read by `ecmp_hash`; the kind's own table checks the rest.
+    let mut own = v.clone();
+    if let Some(t) = own.as_table_mut() {
+        t.remove("ecmp_hash");
+    }
+    let v = &own;
     // An explicit topology with only unknown keys is still built, so that flows and faults
     // can be checked against its node names.
     let def = match kind {
