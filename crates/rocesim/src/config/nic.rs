@@ -42,6 +42,10 @@ table! {
         dscp: Dscp,
         /// DSCP of CNPs. Default: `48`.
         cnp_dscp: Dscp,
+        /// DSCP of the ACKs and NAKs the NIC sends as a receiver; a strict-priority class keeps
+        /// them out of the data queue (ns-3 sends ACKs in a strict high-priority queue).
+        /// Default: the data's DSCP.
+        ack_dscp: Dscp,
         /// The receiver ACKs every N in-order packets (and the last of a message).
         /// Default: `1`.
         ack_every: Pos32,
@@ -156,6 +160,7 @@ pub fn apply(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
     ctx.set(&t.cc, |x| p.cc = x);
     ctx.set(&t.dscp, |x| p.dscp = x);
     ctx.set(&t.cnp_dscp, |x| p.cnp_dscp = x);
+    ctx.set(&t.ack_dscp, |x| p.ack_dscp = Some(x));
     ctx.set(&t.ack_every, |x| p.ack_every = x as u32);
     ctx.set(&t.rto, |x| p.rto = x);
     ctx.set(&t.ttl, |x| p.ttl = x as u8);

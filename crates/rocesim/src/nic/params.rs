@@ -58,6 +58,9 @@ pub struct NicParams {
     pub dscp: u8,
     /// DSCP of CNPs.
     pub cnp_dscp: u8,
+    /// DSCP of the ACKs and NAKs this NIC sends as a receiver; `None` = the data's DSCP (ACKs
+    /// share the data class and its queue).
+    pub ack_dscp: Option<u8>,
     /// The receiver ACKs every `ack_every` in-order packets (and always the last of a message).
     pub ack_every: u32,
     /// Retransmission timeout (the InfiniBand local ACK timeout, 4.096 us × 2^timeout). The
@@ -102,6 +105,7 @@ impl Default for NicParams {
             cc: CcKind::None,
             dscp: 26,
             cnp_dscp: 48,
+            ack_dscp: None,
             ack_every: 1,
             rto: Time::from_ps(4_096_000 << 14),
             ttl: 64,

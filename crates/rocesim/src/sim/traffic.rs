@@ -125,8 +125,10 @@ impl Sim {
             src: spec.src,
             hash,
             ttl: snic.ttl,
-            dscp: spec.dscp,
-            tc,
+            dscp: dnic.ack_dscp.unwrap_or(spec.dscp),
+            tc: dnic
+                .ack_dscp
+                .map_or(tc, |d| dnic.dscp_to_tc[(d & 63) as usize]),
             transport: snic.transport,
             npkts,
             ack_every: dnic.ack_every,
