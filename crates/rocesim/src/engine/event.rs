@@ -31,6 +31,9 @@ pub enum Event {
         /// Priority.
         prio: u8,
     },
+    /// The frame at the head of a switch ingress port's forwarding pipeline (`switch.latency`)
+    /// is ready to be forwarded.
+    Forward(u32),
     /// A host NIC's rate limiter may allow a queue pair to send again.
     NicWake(u32),
     /// A host NIC's receive pipeline finished processing the packet at its head.

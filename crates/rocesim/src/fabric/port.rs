@@ -105,6 +105,9 @@ pub struct Port {
     pub peer_response: Time,
     /// The wire leaving this port toward its peer.
     pub wire: Channel,
+    /// Frames received on this port waiting out the switch's forwarding latency, in arrival
+    /// order (the latency is constant, so they leave in that order).
+    pub pipeline: Channel,
     /// Index of the link in the topology.
     pub link: u32,
     /// The peer is a host (a server-facing port).
@@ -138,6 +141,7 @@ impl Port {
             pfc_response: Time::ZERO,
             peer_response: Time::ZERO,
             wire: Channel::default(),
+            pipeline: Channel::default(),
             queues: Default::default(),
             nonempty: 0,
             busy_until: Time::ZERO,

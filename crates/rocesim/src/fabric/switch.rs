@@ -46,11 +46,39 @@ pub struct Switch {
     pub forwarding: ForwardingFaults,
     /// The PFC storm watchdog, if configured.
     pub watchdog: Option<PfcWatchdog>,
+    /// Fixed forwarding latency between a frame's arrival and its forwarding decision.
+    pub latency: crate::units::Time,
 }
 
 impl Switch {
-    /// A frame arrived on local port `in_local`: forward it.
+    /// A frame arrived on local port `in_local`: forward it, after the forwarding latency if
+    /// the switch has one.
     pub fn on_arrive(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
+        if self.latency > crate::units::Time::ZERO {
+            let port = &mut self.ports[in_local as usize];
+            let at = ctx.now + self.latency;
+            if port.pipeline.push(at, pkt_id) {
+                ctx.schedule(at, crate::engine::Event::Forward(port.id.0));
+            }
+            return;
+        }
+        self.forward(in_local, pkt_id, ctx);
+    }
+
+    /// The head of port `in_local`'s forwarding pipeline is due: forward it.
+    pub fn on_forward(&mut self, in_local: u16, ctx: &mut Ctx) {
+        let port = &mut self.ports[in_local as usize];
+        let Some((_, pkt_id)) = port.pipeline.pop() else {
+            return;
+        };
+        if let Some(t) = port.pipeline.head_time() {
+            ctx.schedule(t, crate::engine::Event::Forward(port.id.0));
+        }
+        self.forward(in_local, pkt_id, ctx);
+    }
+
+    /// Forward a frame that arrived on `in_local`: TTL, route (ECMP), enqueue.
+    fn forward(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
         let pkt = ctx.packets.get_mut(pkt_id);
         if pkt.ttl <= 1 {
             ctx.monitor.totals.drops_ttl += 1;

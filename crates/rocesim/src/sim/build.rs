@@ -261,6 +261,7 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
             drop_on_incomplete_arp: p.drop_lossless_on_incomplete_arp,
             ..Default::default()
         },
+        latency: p.latency,
         watchdog: p.pfc_watchdog.map(|params| PfcWatchdog {
             params,
             queues: vec![PerPrio::default(); n],

@@ -150,6 +150,11 @@ impl Sim {
                 (NodeRef::Switch(s), l) => sw[s as usize].on_pfc_refresh(l, Priority(prio), ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_pfc_refresh(Priority(prio), ctx),
             },
+            Event::Forward(p) => {
+                if let (NodeRef::Switch(s), l) = loc[p as usize] {
+                    sw[s as usize].on_forward(l, ctx);
+                }
+            }
             Event::NicWake(h) => nics[h as usize].on_wake(ctx),
             Event::RxDone(h) => nics[h as usize].on_rx_done(ctx),
             Event::QpTimer(f) => {

@@ -214,6 +214,10 @@ impl Sim {
         }
         for (_, port) in ports.iter() {
             port.wire.in_flight.iter().for_each(|&(_, id)| count(id));
+            port.pipeline
+                .in_flight
+                .iter()
+                .for_each(|&(_, id)| count(id));
         }
         for n in &self.nics {
             n.rx.queue.iter().for_each(|&(id, _)| count(id));

@@ -757,3 +757,21 @@ fn polarized_hashing_leaves_cores_idle() {
     assert_eq!(busy_cores(EcmpHash::Salted), 4);
     assert_eq!(busy_cores(EcmpHash::Polarized), 2);
 }
+
+#[test]
+fn switch_latency_adds_to_every_switch_crossing() {
+    // Two hosts on one 100G switch, 1 us links, a 1000-byte message: store-and-forward gives
+    // data (1098 B = 87.84 ns) twice, the ACK (86 B = 6.88 ns) twice, four propagation delays;
+    // a forwarding latency of 500 ns adds itself to the data's and to the ACK's crossing.
+    let fct = |latency: Time| {
+        let mut sc = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_ms(1));
+        sc.switches[0].latency = latency;
+        sc.flows.push(flow(0, 1, Some(1000), Time::ZERO));
+        let r = run(sc);
+        assert_eq!(r.flows[0].bytes_delivered, 1000);
+        r.flows[0].fct_ns.unwrap()
+    };
+    let base_ps: u64 = 2 * 87_840 + 2 * 6_880 + 4 * 1_000_000;
+    assert_eq!(fct(Time::ZERO), base_ps / 1000);
+    assert_eq!(fct(Time::from_ns(500)), (base_ps + 2 * 500_000) / 1000);
+}
