@@ -247,9 +247,9 @@ json!({ "anyOf": [ { "const": "auto" }, size_schema(), { "type": "number" } ] })
 |c, v, k| match v {
     Value::String(s) if s == "auto" => Some(Headroom::Auto),
     Value::String(_) | Value::Integer(_) => Size::read(c, v, k).map(Headroom::Fixed),
-    Value::Float(f) if f.is_finite() && *f > 0.0 => Some(Headroom::AutoScaled(*f)),
+    Value::Float(f) if f.is_finite() && *f > 0.0 && *f <= 100.0 => Some(Headroom::AutoScaled(*f)),
     Value::Float(f) => {
-        c.err(k, format!("a headroom multiple must be positive, found {f}"));
+        c.err(k, format!("a headroom multiple of auto must be above 0 and at most 100, found {f}"));
         None
     }
     _ => {
@@ -300,7 +300,7 @@ fn metres(c: &mut Ctx, s: &str, k: &str) -> Option<f64> {
 }
 
 leaf!(/// A flow size: `"inf"` (→ `None`, long-lived) or a size above zero.
-FlowSize -> Option<u64>, "`\"inf\"` \\| size > 0", word_or("inf", size_schema()),
+FlowSize -> Option<u64>, "`\"inf\"` \\| size > 0, at most 1PiB", word_or("inf", size_schema()),
 |c, v, k| match v {
     Value::String(s) if s == "inf" => Some(None),
     _ => match Size::read(c, v, k)? {
@@ -308,9 +308,16 @@ FlowSize -> Option<u64>, "`\"inf\"` \\| size > 0", word_or("inf", size_schema())
             c.err(k, "a flow size must be positive (or \"inf\")");
             None
         }
+        b if b.0 > MAX_FLOW_SIZE => {
+            c.err(k, format!("{} is above the largest flow size, 1PiB; a flow that never ends is \"inf\"", b.written()));
+            None
+        }
         b => Some(Some(b.0)),
     },
 });
+
+/// The largest finite flow: 1 PiB (2^50 bytes), 90 simulated days at 1 Tb/s.
+pub const MAX_FLOW_SIZE: u64 = 1 << 50;
 
 /// A fraction as a float, or as an mlx5 10-bit fixed-point integer 0–1023. `OPEN`: the float
 /// must be above 0; `KEEP`: the integer n is the weight the old value keeps,

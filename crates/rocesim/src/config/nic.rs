@@ -65,7 +65,7 @@ table! {
         /// PFC-enabled priorities at the NIC. Default: `[switch]`'s.
         pfc_enable: TcList,
         /// Quanta in the NIC's pause frames. Default: `65535`.
-        pfc_quanta: Int<0, 65535>,
+        pfc_quanta: Int<1, 65535>,
         /// Delay from receiving a pause frame to honouring it; `"auto"` = the 802.3 Annex 31B
         /// maximum for the link speed (e.g. 394 quanta = 2.02 us at 100G). Default: `"auto"`.
         pfc_response: TimeAuto,

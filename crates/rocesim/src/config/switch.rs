@@ -66,7 +66,7 @@ table! {
         cable_length: Length,
         /// Quanta in the XOFF pause frames the switch sends (1 quantum = 512 bit times).
         /// Default: `65535`.
-        pfc_quanta: Int<0, 65535>,
+        pfc_quanta: Int<1, 65535>,
         /// Delay between a pause frame's arrival and its effect; auto = the 802.3 Annex 31B
         /// maximum for the link speed. Default: `"auto"`.
         pfc_response: TimeAuto,

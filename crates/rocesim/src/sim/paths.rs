@@ -59,9 +59,11 @@ impl Sim {
         let path = self.path(src, dst);
         let npkts = size.div_ceil(mtu).max(1);
         let first = o.data(size.min(mtu) as u32, true) as u64;
-        let total: u64 = (0..npkts)
-            .map(|i| o.data((size - i * mtu).min(mtu) as u32, i == 0) as u64)
-            .sum();
+        // Every packet carries the overhead, the first also a RETH (closed form: no loop
+        // over the packets of a huge message).
+        let total = size
+            + npkts * o.data(0, false) as u64
+            + (first - o.data(size.min(mtu) as u32, false) as u64);
         let bottleneck = path.iter().map(|h| h.0).min().unwrap_or(Rate::gbps(100));
         let mut t = bottleneck.tx_time(total - first);
         for &(r, d) in &path {

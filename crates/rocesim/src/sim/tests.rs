@@ -775,3 +775,23 @@ fn switch_latency_adds_to_every_switch_crossing() {
     assert_eq!(fct(Time::ZERO), base_ps / 1000);
     assert_eq!(fct(Time::from_ns(500)), (base_ps + 2 * 500_000) / 1000);
 }
+
+#[test]
+fn a_petabyte_flow_costs_nothing_to_set_up() {
+    // 10^15 bytes (10^12 packets of 1 KB): building the run and computing its ideal FCT must
+    // not walk the packets. At 100G the message alone needs (10^15 + 82 × ⌈10^15/1024⌉) × 8 /
+    // 10^11 s, about 80,640 s.
+    let size = 1_000_000_000_000_000u64;
+    let mut sc = scenario(
+        star(2, Rate::gbps(100), Time::from_us(1)),
+        Time::from_us(10),
+    );
+    sc.flows.push(flow(0, 1, Some(size), Time::ZERO));
+    let r = run(sc);
+    let ideal_s = r.flows[0].ideal_fct_ns.unwrap() as f64 * 1e-9;
+    let wire = size as f64 + 82.0 * (size as f64 / 1024.0).ceil();
+    assert!(
+        (ideal_s / (wire * 8.0 / 1e11) - 1.0).abs() < 1e-6,
+        "{ideal_s}"
+    );
+}

@@ -30,6 +30,13 @@ nic.host.Z.mtu=1024 | nic.host.Z | unknown host `Z`
 flow[0].src=Q | flow[0].src | unknown host `Q`
 flow[0].dst=A | flow[0].dst | cannot go from `A` to itself
 flow[0].size=-1 | flow[0].size | cannot be negative
+flow[0].size=18446744073709551615 | flow[0].size | above the largest flow size, 1PiB
+flow[0].size="2000000GB" | flow[0].size | above the largest flow size
+switch.pfc_quanta=0 | switch.pfc_quanta | out of range
+nic.pfc_quanta=0 | nic.pfc_quanta | out of range
+nic.frame_overhead=10 | nic.frame_overhead | out of range
+nic.frame_overhead=cisco | nic.frame_overhead | expected "rocev2" or a byte count
+topology.ecmp_hash=polarised | topology.ecmp_hash | did you mean `polarized`?
 flow[0].kind=tcp | flow[0].kind | not supported yet
 fault[0].at=70ms | fault[0].at | after the end of the run
 fault[0].host=RR | fault[0].host | unknown host `RR`
@@ -70,7 +77,8 @@ switch.pfc_watchdog.poll_interval=0us | switch.pfc_watchdog.poll_interval | posi
 switch.cable_length=5 parsecs | switch.cable_length | invalid length
 switch.scheduler={ 3 = { dwr = 5 } } | switch.scheduler.3.dwr | unknown key
 switch.scheduler={ 9 = "strict" } | switch.scheduler.9 | not a number in 0..=7
-switch.lossless.headroom=-0.5 | switch.lossless.headroom | must be positive
+switch.lossless.headroom=-0.5 | switch.lossless.headroom | must be above 0 and at most 100
+switch.lossless.headroom=1e20 | switch.lossless.headroom | must be above 0 and at most 100
 switch.buffer_size=0 | switch.buffer_size | must be positive
 switch.ecn=3 | switch.ecn | or "off"
 topology.kind=leafspine | topology.kind | did you mean `leaf_spine`?
