@@ -261,11 +261,17 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
         println!("results: {}", dir.display());
     }
     if results.incomplete {
+        let wall = results.stopped_by.as_deref() == Some("wall_limit");
+        let why = if wall {
+            "sim.wall_limit reached"
+        } else {
+            "interrupted"
+        };
         eprintln!(
-            "interrupted at {} ns simulated: partial results written",
+            "{why} at {} ns simulated: partial results written",
             results.sim_time_ns
         );
-        return ExitCode::from(130);
+        return ExitCode::from(if wall { 3 } else { 130 });
     }
     ExitCode::SUCCESS
 }

@@ -776,3 +776,32 @@ fn acks_in_a_strict_class_cut_the_small_flow_tail() {
     let (shared, strict) = (p95(&[]), p95(&["nic.ack_dscp=48"]));
     assert!(strict < 0.8 * shared, "p95 <10KB: {shared} → {strict}");
 }
+
+/// `sim.wall_limit` stops a run at a wall-clock limit: partial results, marked, exit code 3.
+#[test]
+fn wall_limit_stops_the_run_with_partial_results() {
+    let dir = tempfile::tempdir().unwrap();
+    let o = rocesim(&[
+        "run",
+        "benches/s4.toml",
+        "--quiet",
+        "--set",
+        "sim.wall_limit=200ms",
+        "--out",
+        dir.path().to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(3));
+    let s = summary(dir.path());
+    assert_eq!(s["incomplete"], true);
+    assert_eq!(s["stopped_by"], "wall_limit");
+    assert!(
+        s["sim_time_ns"].as_u64().unwrap() < 1_000_000,
+        "stopped before the 1 ms end"
+    );
+    let done = summary_of(&run_file("scenarios/topo-star.toml", &[]));
+    assert_eq!(done["stopped_by"], serde_json::Value::Null);
+}
+
+fn summary_of(dir: &tempfile::TempDir) -> serde_json::Value {
+    summary(dir.path())
+}

@@ -26,6 +26,21 @@ pub fn simulate(
 /// alone, in seconds (building the simulator is not counted).
 pub fn run_sim(mut sim: Sim, mut keep_going: impl FnMut(Progress, Duration) -> bool) -> RunResults {
     let started = Instant::now();
-    sim.run(|p| keep_going(p, started.elapsed()));
-    sim.results(started.elapsed().as_secs_f64())
+    let limit = sim.wall_limit();
+    let mut over_limit = false;
+    sim.run(|p| {
+        let elapsed = started.elapsed();
+        over_limit = limit.is_some_and(|l| elapsed >= l);
+        !over_limit && keep_going(p, elapsed)
+    });
+    let mut r = sim.results(started.elapsed().as_secs_f64());
+    if r.incomplete {
+        let by = if over_limit {
+            "wall_limit"
+        } else {
+            "interrupt"
+        };
+        r.stopped_by = Some(by.to_string());
+    }
+    r
 }

@@ -26,6 +26,8 @@ pub struct SimParams {
     pub deadlock_detection: Time,
     /// End the run when a deadlock is reported.
     pub stop_on_deadlock: bool,
+    /// Stop the run after this much wall-clock time (`None`: no limit).
+    pub wall_limit: Option<std::time::Duration>,
 }
 
 /// Table file format.

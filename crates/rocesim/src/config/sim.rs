@@ -27,6 +27,10 @@ table! {
         deadlock_detection: TimeOff,
         /// End the run when a deadlock is reported. Default: `false`.
         stop_on_deadlock: Bool,
+        /// Stop the run after this much wall-clock time (`"30s"`), writing the results so far
+        /// marked `"incomplete": true, "stopped_by": "wall_limit"`; the run exits with code 3.
+        /// Default: `"off"`.
+        wall_limit: TimeOff,
     }
 }
 
@@ -78,7 +82,9 @@ pub fn sim(ctx: &mut Ctx, t: Option<&Sim>) -> Option<SimParams> {
     // "off" (zero) disables the detector.
     let deadlock = ctx.or(&t.deadlock_detection, Some(Time::from_ms(10)));
     let stop_on_deadlock = ctx.or(&t.stop_on_deadlock, false);
+    let wall_limit = ctx.or(&t.wall_limit, None);
     Some(SimParams {
+        wall_limit: wall_limit?.map(|t| std::time::Duration::from_nanos(t.ns())),
         stop_when_done: stop_when_done?,
         deadlock_detection: deadlock?.unwrap_or(Time::ZERO),
         stop_on_deadlock: stop_on_deadlock?,

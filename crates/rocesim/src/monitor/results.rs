@@ -190,6 +190,8 @@ pub struct RunResults {
     pub peak_memory_kb: u64,
     /// True when the run was interrupted (Ctrl-C) before its end.
     pub incomplete: bool,
+    /// Why an incomplete run stopped: `"wall_limit"` (`sim.wall_limit`) or `"interrupt"`.
+    pub stopped_by: Option<String>,
     /// Per flow.
     pub flows: Vec<FlowResult>,
     /// Per (node, port, priority).

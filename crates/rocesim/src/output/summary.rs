@@ -98,6 +98,13 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
         ("peak_memory_kb", Json::U64(results.peak_memory_kb)),
         ("incomplete", Json::Bool(results.incomplete)),
         (
+            "stopped_by",
+            results
+                .stopped_by
+                .as_ref()
+                .map_or(Json::Null, |s| Json::Str(s.clone())),
+        ),
+        (
             "flows",
             Json::obj(vec![
                 ("count", Json::U64(results.flows.len() as u64)),

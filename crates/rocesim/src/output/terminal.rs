@@ -60,7 +60,8 @@ pub fn terminal_table(results: &RunResults) -> String {
     out.push_str(&slowdown_table(results));
     out.push_str(&totals(results));
     if results.incomplete {
-        out.push_str("run interrupted: results are incomplete\n");
+        let by = results.stopped_by.as_deref().unwrap_or("interrupt");
+        let _ = writeln!(out, "run stopped ({by}): results are incomplete");
     }
     out
 }

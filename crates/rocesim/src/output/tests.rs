@@ -116,6 +116,7 @@ fn sample() -> RunResults {
         packet_hops: 300_000,
         peak_memory_kb: 0,
         incomplete: false,
+        stopped_by: None,
         flows,
         ports: sample_ports(),
         port_queues: vec![PortQueueRow {

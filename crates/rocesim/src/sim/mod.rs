@@ -79,6 +79,11 @@ impl Sim {
         self.events
     }
 
+    /// The scenario's wall-clock limit (`sim.wall_limit`), if any.
+    pub fn wall_limit(&self) -> Option<std::time::Duration> {
+        self.scenario.sim.wall_limit
+    }
+
     /// Run until `sim.duration`, until every finite flow is done (if `stop_when_done` and no
     /// flow is long-lived), or until `progress` returns false (an interrupt). `progress` is
     /// called about every 65,536 events.

@@ -31,6 +31,7 @@ impl Sim {
             packet_hops: t.packet_hops,
             peak_memory_kb: peak_memory_kb(),
             incomplete: self.interrupted,
+            stopped_by: None,
             flows: self.flow_results(now),
             ports: self.port_rows(now),
             port_queues: self.port_queue_rows(),

@@ -21,6 +21,7 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
             stop_when_done: true,
             deadlock_detection: Time::from_ms(10),
             stop_on_deadlock: false,
+            wall_limit: None,
         },
         switches: vec![SwitchParams::default(); topo.switches.len()],
         nics: vec![NicParams::default(); topo.hosts.len()],
