@@ -76,17 +76,16 @@ fn goodput_keys(results: &RunResults) -> Vec<String> {
 
 /// The summary as an ordered JSON value.
 pub(crate) fn summary_value(results: &RunResults) -> Json {
-    let completed = results.flows.iter().filter(|f| f.end_ns.is_some()).count() as u64;
-    let goodput: Vec<(String, Json)> = goodput_keys(results)
-        .into_iter()
-        .zip(&results.flows)
-        .map(|(k, f)| (k, Json::F64(f.goodput_gbps)))
-        .collect();
-    let total_goodput: f64 = results.flows.iter().map(|f| f.goodput_gbps).sum();
-    let (pause_tx, pause_rx, paused_ns) = pfc_totals(results);
-    let slow = completed_slowdowns(results);
-    let pct = |pm| Json::opt_f64(percentile_nearest_rank(&slow, pm));
-    Json::obj(vec![
+    let mut fields = run_fields(results);
+    fields.extend(traffic_fields(results));
+    fields.extend(failure_fields(results));
+    Json::obj(fields)
+}
+
+/// What ran: scenario, seed, times, events, memory, whether it completed.
+fn run_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
+    let stopped_by = (results.stopped_by.as_ref()).map_or(Json::Null, |s| Json::Str(s.clone()));
+    vec![
         ("scenario", Json::Str(results.scenario.clone())),
         ("seed", Json::U64(results.seed)),
         ("sim_time_ns", Json::U64(results.sim_time_ns)),
@@ -97,19 +96,27 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
         ("packet_hops", Json::U64(results.packet_hops)),
         ("peak_memory_kb", Json::U64(results.peak_memory_kb)),
         ("incomplete", Json::Bool(results.incomplete)),
-        (
-            "stopped_by",
-            results
-                .stopped_by
-                .as_ref()
-                .map_or(Json::Null, |s| Json::Str(s.clone())),
-        ),
+        ("stopped_by", stopped_by),
+    ]
+}
+
+/// Flows, goodput, drops, pauses, marks and completion-time percentiles.
+fn traffic_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
+    let completed = results.flows.iter().filter(|f| f.end_ns.is_some()).count() as u64;
+    let goodput: Vec<(String, Json)> = goodput_keys(results)
+        .into_iter()
+        .zip(&results.flows)
+        .map(|(k, f)| (k, Json::F64(f.goodput_gbps)))
+        .collect();
+    let total_goodput: f64 = results.flows.iter().map(|f| f.goodput_gbps).sum();
+    let (pause_tx, pause_rx, paused_ns) = pfc_totals(results);
+    let slow = completed_slowdowns(results);
+    let pct = |pm| Json::opt_f64(percentile_nearest_rank(&slow, pm));
+    let count = Json::U64(results.flows.len() as u64);
+    vec![
         (
             "flows",
-            Json::obj(vec![
-                ("count", Json::U64(results.flows.len() as u64)),
-                ("completed", Json::U64(completed)),
-            ]),
+            Json::obj(vec![("count", count), ("completed", Json::U64(completed))]),
         ),
         ("goodput_gbps", Json::Obj(goodput)),
         ("total_goodput_gbps", Json::F64(total_goodput)),
@@ -142,26 +149,27 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
             ]),
         ),
         ("fct_slowdown_by_size", slowdown_by_size_json(results)),
+    ]
+}
+
+/// Congestion points, watchdog actions, deadlocks, warnings.
+fn failure_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
+    let (queues, storms) = super::failures::watchdog_counters_json(results);
+    vec![
         (
             "congestion",
             Json::Arr(results.congestion.iter().map(congestion_point).collect()),
         ),
         ("watchdog", super::failures::watchdog_json(results)),
-        (
-            "watchdog_queues",
-            super::failures::watchdog_counters_json(results).0,
-        ),
-        (
-            "nic_pause_storms",
-            super::failures::watchdog_counters_json(results).1,
-        ),
+        ("watchdog_queues", queues),
+        ("nic_pause_storms", storms),
         ("deadlocks", super::failures::deadlocks_json(results)),
         (
             "warnings",
             Json::Arr(results.warnings.iter().cloned().map(Json::Str).collect()),
         ),
         ("pfc_log_truncated", Json::U64(results.pfc_log_truncated)),
-    ])
+    ]
 }
 
 /// `fct_slowdown_by_size`: bucket label → `{flows, p50, p95, p99, p999}`, every bucket of
