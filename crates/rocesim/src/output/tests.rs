@@ -362,7 +362,7 @@ fn report_caps_series() {
         })
         .collect();
     let html = report_html(&r);
-    assert!(html.contains("other 25 flows (sum)"));
+    assert!(html.contains("other 25 flows (mean)"));
 }
 
 #[test]
@@ -506,4 +506,15 @@ fn links_csv_utilisation() {
             "S2,0,S1,0,0,",
         ]
     );
+}
+
+#[test]
+fn report_names_queues_by_peer_and_explains_a_missing_fct_chart() {
+    let mut r = sample();
+    let html = report_html(&r);
+    // The queue samples are at S1 port 3, whose ports.csv row says it faces S2.
+    assert!(html.contains("S1→S2 q3"), "queue label");
+    r.flows.retain(|f| f.size_bytes.is_none());
+    let html = report_html(&r);
+    assert!(html.contains("are long-lived"), "all-long note");
 }
