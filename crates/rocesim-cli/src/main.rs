@@ -139,26 +139,13 @@ fn main() -> ExitCode {
             Err(code) => code,
         },
         Cmd::Topo { scenario, set } => match load(&scenario, &set) {
-            Ok(sc) => {
-                let t = &sc.topology;
-                println!(
-                    "{}: {} hosts, {} switches, {} links",
-                    scenario.display(),
-                    t.hosts.len(),
-                    t.switches.len(),
-                    t.links.len()
-                );
-                for l in &t.links {
-                    let name = |n: rocesim::topology::NodeRef| match n {
-                        rocesim::topology::NodeRef::Host(h) => t.hosts[h as usize].name.clone(),
-                        rocesim::topology::NodeRef::Switch(s) => {
-                            t.switches[s as usize].name.clone()
-                        }
-                    };
-                    println!("  {} -- {}  {} {}", name(l.a), name(l.b), l.rate, l.delay);
+            Ok(sc) => match Sim::new(sc) {
+                Ok(sim) => {
+                    print!("{}: {}", scenario.display(), sim.describe());
+                    ExitCode::SUCCESS
                 }
-                ExitCode::SUCCESS
-            }
+                Err(e) => bad_scenario(&scenario, &e.0),
+            },
             Err(code) => code,
         },
     }

@@ -805,3 +805,18 @@ fn wall_limit_stops_the_run_with_partial_results() {
 fn summary_of(dir: &tempfile::TempDir) -> serde_json::Value {
     summary(dir.path())
 }
+
+/// `rocesim topo` prints the links and the headroom of every lossless switch port, as its
+/// help promises.
+#[test]
+fn topo_prints_links_and_headroom() {
+    let o = rocesim(&["topo", "scenarios/topo-star.toml"]);
+    assert!(o.status.success());
+    let out = String::from_utf8_lossy(&o.stdout);
+    assert!(out.contains("h0 -- sw0  100Gbps 1us"), "{out}");
+    assert!(
+        out.contains("headroom per lossless priority group:"),
+        "{out}"
+    );
+    assert!(out.contains("sw0 port 0 (→h0): "), "{out}");
+}

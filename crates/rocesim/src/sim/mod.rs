@@ -9,6 +9,7 @@
 
 mod build;
 mod chains;
+mod describe;
 mod faults;
 mod paths;
 mod results;
