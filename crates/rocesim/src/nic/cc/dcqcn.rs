@@ -18,7 +18,12 @@
 //!   max(T, BC) ≤ F (`rpg_threshold`) fast recovery R_C ← (R_T + R_C)/2; else if
 //!   min(T, BC) > F hyper increase R_T += (min(T, BC) − F)·R_HAI; else additive increase
 //!   R_T += R_AI; both increases then set R_C ← (R_T + R_C)/2. R_T and R_C never exceed the
-//!   line rate.
+//!   line rate. With the byte counter off (`rpg_byte_reset` 0) T alone decides, as in the HPCC
+//!   paper's ns-3 model: T ≤ F fast recovery, T = F + 1 additive, then R_T += R_HAI per event.
+//! - **`alpha_update`**: the rules above are [`AlphaUpdate::PerCnp`] (the default). Under
+//!   [`AlphaUpdate::Timer`] (ns-3's model) α follows [`AlphaTimer`] and a CNP only schedules a
+//!   cut at the next `rate_reduce_monitor_period` expiry (timers from the first CNP, which
+//!   cuts nothing); the cut uses α as of then and leaves α unchanged.
 //!
 //! Modelling decisions (documented where they differ from a literal reading of the sources):
 //! - The stage comparison uses the counts *including* the event being processed with `≤ F`
