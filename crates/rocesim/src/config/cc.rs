@@ -9,6 +9,7 @@ use super::leaf::{
     TimeOff, TimeV,
 };
 use crate::nic::cc::dcqcn::DcqcnParams;
+use crate::nic::cc::dcqcn_alpha::AlphaUpdate;
 use crate::nic::cc::dctcp::DctcpParams;
 use crate::nic::cc::hpcc::HpccParams;
 use crate::nic::cc::rcm::{RcmParams, RcmStep};
@@ -18,6 +19,9 @@ use crate::units::Time;
 
 choice!(/// A named DCQCN parameter set.
     DcqcnProfile -> DcqcnParams { "paper" => DcqcnParams::paper(), "nvidia" => DcqcnParams::nvidia() });
+
+choice!(/// The DCQCN α rule.
+    AlphaUpdateV -> AlphaUpdate { "per_cnp" => AlphaUpdate::PerCnp, "timer" => AlphaUpdate::Timer });
 
 table! {
     /// `[nic.dcqcn]`: the DCQCN reaction point (Zhu et al., SIGCOMM 2015), keys with NVIDIA's
@@ -70,6 +74,14 @@ table! {
         /// Notification point: at most one CNP per QP per interval (sets
         /// `nic.min_time_between_cnps` too). Default: paper `"50us"` (N), nvidia `"4us"`.
         min_time_between_cnps: TimeV,
+        /// The α rule. `"per_cnp"`: the cut happens at the CNP (at most one per
+        /// `rate_reduce_monitor_period`) and adds g to α; α decays per `dce_tcp_rtt` without a
+        /// CNP. `"timer"` (the HPCC paper's ns-3 model): at each `dce_tcp_rtt` expiry
+        /// α ← (1 − g)·α + g if a CNP came in that interval, else (1 − g)·α; the cut waits for
+        /// the next `rate_reduce_monitor_period` expiry (timers from the first CNP, which
+        /// itself cuts nothing) and happens once per interval with a CNP.
+        /// Default: `"per_cnp"` (both profiles).
+        alpha_update: AlphaUpdateV,
     }
 }
 
@@ -96,6 +108,7 @@ pub fn dcqcn(ctx: &mut Ctx, t: &Dcqcn, base: &DcqcnParams) -> Option<DcqcnParams
         p.rate_reduce_monitor_period = x
     });
     ctx.set(&t.min_time_between_cnps, |x| p.min_time_between_cnps = x);
+    ctx.set(&t.alpha_update, |x| p.alpha_update = x);
     (ctx.count() == before).then_some(p)
 }
 

@@ -18,7 +18,12 @@
 //!   max(T, BC) ≤ F (`rpg_threshold`) fast recovery R_C ← (R_T + R_C)/2; else if
 //!   min(T, BC) > F hyper increase R_T += (min(T, BC) − F)·R_HAI; else additive increase
 //!   R_T += R_AI; both increases then set R_C ← (R_T + R_C)/2. R_T and R_C never exceed the
-//!   line rate.
+//!   line rate. With the byte counter off (`rpg_byte_reset` 0) T alone decides, as in the HPCC
+//!   paper's ns-3 model: T ≤ F fast recovery, T = F + 1 additive, then R_T += R_HAI per event.
+//! - **`alpha_update`**: the rules above are [`AlphaUpdate::PerCnp`] (the default). Under
+//!   [`AlphaUpdate::Timer`] (ns-3's model) α follows [`AlphaTimer`] and a CNP only schedules a
+//!   cut at the next `rate_reduce_monitor_period` expiry (timers from the first CNP, which
+//!   cuts nothing); the cut uses α as of then and leaves α unchanged.
 //!
 //! Modelling decisions (documented where they differ from a literal reading of the sources):
 //! - The stage comparison uses the counts *including* the event being processed with `≤ F`
@@ -37,6 +42,7 @@
 //!   period as the firmware description has it): the difference is at most one period's delay
 //!   of one cut.
 
+use super::dcqcn_alpha::{AlphaTimer, AlphaUpdate};
 use super::{CcContext, CongestionControl};
 use crate::units::{Rate, Time};
 
@@ -94,6 +100,11 @@ pub struct DcqcnParams {
     /// Paper 50 us (N); NVIDIA 4 us (the firmware default `MIN_TIME_BETWEEN_CNPS` 4 in the
     /// mlxconfig listings; some newer firmware listings show 2).
     pub min_time_between_cnps: Time,
+    /// The α rule: [`AlphaUpdate::PerCnp`] (both profiles; α gains g at each cut, decays per
+    /// `dce_tcp_rtt` without a CNP, the cut happens at the CNP) or [`AlphaUpdate::Timer`]
+    /// (ns-3's: α updated at each `dce_tcp_rtt` expiry, the cut deferred to the next
+    /// `rate_reduce_monitor_period` boundary).
+    pub alpha_update: AlphaUpdate,
 }
 
 impl DcqcnParams {
@@ -117,6 +128,7 @@ impl DcqcnParams {
             clamp_tgt_rate_after_time_inc: true,
             rate_reduce_monitor_period: Time::ZERO,
             min_time_between_cnps: Time::from_us(50),
+            alpha_update: AlphaUpdate::PerCnp,
         }
     }
 
@@ -141,6 +153,7 @@ impl DcqcnParams {
             clamp_tgt_rate_after_time_inc: true,
             rate_reduce_monitor_period: Time::from_us(4),
             min_time_between_cnps: Time::from_us(4),
+            alpha_update: AlphaUpdate::PerCnp,
         }
     }
 }
@@ -191,8 +204,16 @@ pub struct Dcqcn {
     last_inc: Option<IncCause>,
     /// CNPs received.
     cnps: u64,
-    /// CNPs ignored because of the monitor period.
+    /// CNPs ignored because of the monitor period (or, under [`AlphaUpdate::Timer`], that
+    /// came while a cut was already pending).
     cnps_ignored: u64,
+    /// α under [`AlphaUpdate::Timer`] (from the first CNP on).
+    alpha_timer: Option<AlphaTimer>,
+    /// Under [`AlphaUpdate::Timer`]: the pending deferred cut (the next rate-decrease timer
+    /// expiry after a CNP).
+    cut_due: Option<Time>,
+    /// Origin of the rate-decrease timer grid (the first CNP).
+    cut_origin: Time,
 }
 
 impl Dcqcn {
@@ -216,12 +237,18 @@ impl Dcqcn {
             last_inc: None,
             cnps: 0,
             cnps_ignored: 0,
+            alpha_timer: None,
+            cut_due: None,
+            cut_origin: Time::ZERO,
         }
     }
 
     /// α at `now` (the decay periods that ended by `now` applied). Before the first CNP this is
     /// `initial_alpha_value`.
     pub fn alpha_at(&self, now: Time) -> f64 {
+        if let Some(a) = &self.alpha_timer {
+            return a.peek(now);
+        }
         if !self.active {
             return self.alpha;
         }
@@ -264,22 +291,40 @@ impl Dcqcn {
         self.rc < self.line || self.rt < self.line
     }
 
-    /// One rate-increase event (the stage counter was already advanced).
-    fn increase(&mut self, cause: IncCause) {
-        self.last_inc = Some(cause);
+    /// The target-rate step of an increase event (the stage counters already advanced):
+    /// 0 in fast recovery, R_AI in additive increase, a multiple of R_HAI in hyper increase.
+    fn target_step(&self) -> f64 {
         let f = self.p.rpg_threshold;
+        let (ai, hai) = (
+            self.p.rpg_ai_rate.bps() as f64,
+            self.p.rpg_hai_rate.bps() as f64,
+        );
+        if self.p.rpg_byte_reset == 0 {
+            // No byte counter: the timer stage alone, as in ns-3's model (fast recovery for
+            // the first F events, one additive step, then hyper increase by R_HAI per event).
+            return match self.t_stage {
+                t if t <= f => 0.0,
+                t if t == f + 1 => ai,
+                _ => hai,
+            };
+        }
         let (hi, lo) = (
             self.t_stage.max(self.bc_stage),
             self.t_stage.min(self.bc_stage),
         );
         if hi <= f {
-            // Fast recovery: R_T unchanged.
+            0.0
         } else if lo > f {
-            let i = (lo - f) as f64;
-            self.rt += i * self.p.rpg_hai_rate.bps() as f64;
+            (lo - f) as f64 * hai
         } else {
-            self.rt += self.p.rpg_ai_rate.bps() as f64;
+            ai
         }
+    }
+
+    /// One rate-increase event (the stage counter was already advanced).
+    fn increase(&mut self, cause: IncCause) {
+        self.last_inc = Some(cause);
+        self.rt += self.target_step();
         self.rt = self.rt.min(self.line);
         self.rc = ((self.rt + self.rc) / 2.0).min(self.line);
         if self.line - self.rc < 1.0 && self.rt >= self.line {
@@ -288,6 +333,91 @@ impl Dcqcn {
         if !self.recovering() {
             self.inc_next = None;
         }
+    }
+
+    /// A CNP under [`AlphaUpdate::PerCnp`]: cut at once (unless inside the monitor period),
+    /// with the decayed α, then α ← (1 − g)·α + g.
+    fn cnp_per_cnp(&mut self, now: Time) {
+        let first = !self.active;
+        if first {
+            self.active = true;
+            self.alpha = self.p.initial_alpha_value;
+            self.alpha_at = now;
+        }
+        // Any CNP restarts the α period (no decay for a period that saw a CNP).
+        self.alpha_cnp(now);
+        let period = self.p.rate_reduce_monitor_period;
+        if let Some(last) = self.last_cut {
+            if period > Time::ZERO && now < last + period {
+                self.cnps_ignored += 1;
+                return;
+            }
+        }
+        self.last_cut = Some(now);
+        let alpha = self.alpha;
+        self.cut(now, alpha);
+        self.alpha = (1.0 - self.p.g) * alpha + self.p.g;
+    }
+
+    /// A CNP under [`AlphaUpdate::Timer`] (ns-3's model): flag it for the α timer and, unless
+    /// a cut is already pending, schedule one at the next rate-decrease timer expiry. The
+    /// first CNP starts both timers (α = `initial_alpha_value`) and cuts nothing yet.
+    fn cnp_timer(&mut self, now: Time) {
+        match &mut self.alpha_timer {
+            Some(a) => a.on_cnp(now),
+            None => {
+                self.active = true;
+                self.cut_origin = now;
+                let p = &self.p;
+                let a = AlphaTimer::start(p.dce_tcp_rtt, p.g, p.initial_alpha_value, now);
+                self.alpha_timer = Some(a);
+            }
+        }
+        if self.cut_due.is_some() {
+            self.cnps_ignored += 1;
+            return;
+        }
+        let period = self.p.rate_reduce_monitor_period.ps();
+        if period == 0 {
+            self.deferred_cut(now);
+            return;
+        }
+        let k = (now - self.cut_origin).ps() / period + 1;
+        self.cut_due = Some(self.cut_origin + Time::from_ps(k * period));
+    }
+
+    /// The rate-decrease timer expired at `now` after a CNP: cut with α as of `now`.
+    fn deferred_cut(&mut self, now: Time) {
+        let alpha = self
+            .alpha_timer
+            .as_mut()
+            .map_or(self.alpha, |a| a.value(now));
+        self.last_cut = Some(now);
+        self.cut(now, alpha);
+    }
+
+    /// One rate cut with `alpha` (DCQCN's R_T ← R_C, R_C ← R_C·(1 − α/2) step): clamp the
+    /// target as configured, cut R_C within its bounds, reset the stages and the byte
+    /// counter, and restart the increase timer.
+    fn cut(&mut self, now: Time, alpha: f64) {
+        let clamp = self.p.clamp_tgt_rate
+            || match self.last_inc {
+                Some(IncCause::Bytes) => true,
+                Some(IncCause::Timer) => self.p.clamp_tgt_rate_after_time_inc,
+                None => false,
+            };
+        if clamp {
+            self.rt = self.rc;
+        }
+        let cut = (alpha * 2f64.powi(10 - self.p.rpg_gd as i32)).clamp(0.0, 1.0);
+        let floor = self.rc * self.p.rpg_min_dec_fac as f64 / 100.0;
+        self.rc = (self.rc * (1.0 - cut)).max(floor).max(self.min_rate);
+        self.t_stage = 0;
+        self.bc_stage = 0;
+        self.bytes = 0;
+        self.last_inc = None;
+        self.inc_next = (self.recovering() && self.p.rpg_time_reset > Time::ZERO)
+            .then(|| now + self.p.rpg_time_reset);
     }
 }
 
@@ -307,57 +437,36 @@ impl CongestionControl for Dcqcn {
 
     fn on_cnp(&mut self, now: Time) {
         self.cnps += 1;
-        let first = !self.active;
-        if first {
-            self.active = true;
-            self.alpha = self.p.initial_alpha_value;
-            self.alpha_at = now;
+        match self.p.alpha_update {
+            AlphaUpdate::PerCnp => self.cnp_per_cnp(now),
+            AlphaUpdate::Timer => self.cnp_timer(now),
         }
-        // Any CNP restarts the α period (no decay for a period that saw a CNP).
-        self.alpha_cnp(now);
-        let period = self.p.rate_reduce_monitor_period;
-        if let Some(last) = self.last_cut {
-            if period > Time::ZERO && now < last + period {
-                self.cnps_ignored += 1;
-                return;
-            }
-        }
-        self.last_cut = Some(now);
-        let clamp = self.p.clamp_tgt_rate
-            || match self.last_inc {
-                Some(IncCause::Bytes) => true,
-                Some(IncCause::Timer) => self.p.clamp_tgt_rate_after_time_inc,
-                None => false,
-            };
-        if clamp {
-            self.rt = self.rc;
-        }
-        let alpha = self.alpha;
-        let cut = (alpha * 2f64.powi(10 - self.p.rpg_gd as i32)).clamp(0.0, 1.0);
-        let floor = self.rc * self.p.rpg_min_dec_fac as f64 / 100.0;
-        self.rc = (self.rc * (1.0 - cut)).max(floor).max(self.min_rate);
-        self.alpha = (1.0 - self.p.g) * alpha + self.p.g;
-        self.t_stage = 0;
-        self.bc_stage = 0;
-        self.bytes = 0;
-        self.last_inc = None;
-        self.inc_next = (self.recovering() && self.p.rpg_time_reset > Time::ZERO)
-            .then(|| now + self.p.rpg_time_reset);
     }
 
     fn on_timer(&mut self, now: Time) {
-        while let Some(t) = self.inc_next {
-            if t > now {
-                break;
+        loop {
+            let cut = self.cut_due.filter(|&t| t <= now);
+            let inc = self.inc_next.filter(|&t| t <= now);
+            match (cut, inc) {
+                (Some(c), i) if i.is_none_or(|i| c <= i) => {
+                    self.cut_due = None;
+                    self.deferred_cut(c);
+                }
+                (_, Some(t)) => {
+                    self.inc_next = Some(t + self.p.rpg_time_reset);
+                    self.t_stage = self.t_stage.saturating_add(1);
+                    self.increase(IncCause::Timer);
+                }
+                _ => break,
             }
-            self.inc_next = Some(t + self.p.rpg_time_reset);
-            self.t_stage = self.t_stage.saturating_add(1);
-            self.increase(IncCause::Timer);
         }
     }
 
     fn next_timer(&self) -> Option<Time> {
-        self.inc_next
+        match (self.inc_next, self.cut_due) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
     }
 
     fn rate(&self) -> Option<Rate> {
@@ -556,6 +665,78 @@ mod tests {
         // Sending more does nothing.
         c.on_send(Time::from_ms(20), 20_000_000);
         assert_eq!(c.rate(), Some(Rate::gbps(40)));
+    }
+
+    fn ns3_like() -> DcqcnParams {
+        DcqcnParams {
+            alpha_update: AlphaUpdate::Timer,
+            rpg_byte_reset: 0,
+            initial_alpha_value: 1.0,
+            ..DcqcnParams::nvidia()
+        }
+    }
+
+    /// ns-3's rule: the first CNP (at 0.5 us) cuts nothing; the cut comes at the next 4 us
+    /// decrease-timer expiry, with α after the 1 us α-timer expiries: 1 (the first CNP's
+    /// tick: (1 − g)·1 + g), then (1 − g)³ at 4.5 us; α gains nothing at the cut.
+    #[test]
+    fn timer_rule_defers_the_cut_to_the_decrease_timer() {
+        let mut c = Dcqcn::new(&ns3_like(), &ctx(100));
+        let t0 = Time::from_ns(500);
+        c.on_cnp(t0);
+        assert_eq!(c.current_rate(), 100e9, "no cut at the CNP");
+        assert_eq!(c.next_timer(), Some(t0 + Time::from_us(4)));
+        c.on_timer(t0 + Time::from_us(4));
+        let g: f64 = 1.0 / 256.0;
+        let a = (1.0 - g).powi(3);
+        assert!(close(c.current_rate(), 100e9 * (1.0 - a / 2.0)));
+        assert!((c.alpha_at(t0 + Time::from_us(4)) - a).abs() < 1e-12);
+        assert_eq!(
+            c.next_timer(),
+            Some(t0 + Time::from_us(304)),
+            "increase timer"
+        );
+        // Three CNPs in (8.5, 12.5] us: one cut at 12.5 us, α + g at the 9.5 us tick only.
+        let r = c.current_rate();
+        for ns in [9_000, 10_000, 12_000] {
+            c.on_cnp(Time::from_ns(ns));
+        }
+        assert_eq!(c.current_rate(), r);
+        assert_eq!(c.next_timer(), Some(t0 + Time::from_us(12)));
+        c.on_timer(t0 + Time::from_us(12));
+        // Ticks at 5.5..8.5 us decay (4), 9.5 adds g (CNP at 9), 10.5 adds g (CNP at 10),
+        // 11.5 decays, 12.5 adds g (CNP at 12).
+        let mut a2 = a * (1.0 - g).powi(4);
+        for cnp in [true, true, false, true] {
+            a2 = (1.0 - g) * a2 + if cnp { g } else { 0.0 };
+        }
+        assert!((c.alpha_at(t0 + Time::from_us(12)) - a2).abs() < 1e-12);
+        assert!(close(c.current_rate(), r * (1.0 - a2 / 2.0)));
+        assert_eq!(c.cnp_counts(), (4, 2));
+    }
+
+    /// With the byte counter off, hyper increase comes from the timer alone (as in ns-3):
+    /// F = 1 fast-recovery event, one additive step, then + R_HAI per timer event.
+    #[test]
+    fn hyper_increase_from_the_timer_alone() {
+        let p = DcqcnParams {
+            clamp_tgt_rate: true,
+            ..ns3_like()
+        };
+        let mut c = Dcqcn::new(&p, &ctx(100));
+        c.on_cnp(Time::ZERO);
+        c.on_timer(Time::from_us(4)); // cut: R_T = 100 G, R_C ≈ 50.6 G
+        c.on_cnp(Time::from_us(5));
+        c.on_timer(Time::from_us(8)); // clamp: R_T = R_C
+        let rt0 = c.target_rate();
+        assert!(rt0 < 60e9);
+        let mut rt = rt0;
+        for (k, step) in [0.0, 20e6, 200e6, 200e6, 200e6].iter().enumerate() {
+            let t = c.next_timer().unwrap();
+            c.on_timer(t);
+            rt += step;
+            assert!(close(c.target_rate(), rt), "event {k}: {}", c.target_rate());
+        }
     }
 
     #[test]

@@ -9,6 +9,7 @@
 //!   (one pending timer per QP; re-read after every hook call).
 
 pub mod dcqcn;
+pub mod dcqcn_alpha;
 pub mod dctcp;
 pub mod hpcc;
 pub mod none;
