@@ -53,6 +53,7 @@ pub struct Switch {
 impl Switch {
     /// A frame arrived on local port `in_local`: forward it, after the forwarding latency if
     /// the switch has one.
+    #[inline]
     pub fn on_arrive(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
         if self.latency > crate::units::Time::ZERO {
             let port = &mut self.ports[in_local as usize];
@@ -235,6 +236,7 @@ impl Switch {
 
     /// Release the buffer entry `e` held in queue `q` of port `out`, and resume its ingress
     /// peer if its PG fell below XON.
+    #[inline(always)]
     pub(crate) fn release(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) {
         let inl = e.in_local as usize;
         self.mmu.release(inl, e.tc, out, q, e.bytes as u64);
