@@ -170,6 +170,9 @@ table! {
         /// React on every ACK and commit `W_c` once per RTT (`false`: only the once-per-RTT
         /// update). Default: `true`.
         fast_react: Bool,
+        /// Bytes the INT header adds to every data packet on the wire (ns-3's HPCC code counts
+        /// a fixed 42). Default: `0`.
+        int_header: Int<0, 1000>,
     }
 }
 
@@ -183,6 +186,7 @@ pub fn hpcc(ctx: &mut Ctx, t: &Hpcc, base: &HpccParams) -> Option<HpccParams> {
     ctx.set(&t.t, |x| p.t = x);
     ctx.set(&t.min_rate, |x| p.min_rate = x);
     ctx.set(&t.fast_react, |x| p.fast_react = x);
+    ctx.set(&t.int_header, |x| p.int_header = x as u32);
     (ctx.count() == before).then_some(p)
 }
 

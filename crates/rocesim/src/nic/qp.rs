@@ -97,6 +97,8 @@ pub struct Requester {
     pub cc_timer_at: Time,
     /// The sending NIC's frame overhead.
     pub overhead: crate::packet::FrameOverhead,
+    /// Telemetry bytes each data packet carries on the wire (HPCC's INT header, as counted).
+    pub int_bytes: u32,
     /// Its activation rank in the NIC's ready list (round-robin order).
     pub rank: u32,
     /// Its scheduling state as of the last event that touched it.

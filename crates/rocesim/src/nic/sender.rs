@@ -51,7 +51,7 @@ impl Nic {
         let psn = sq.next_psn;
         sq.next_psn += 1;
         let payload = sq.payload_of(psn);
-        let wire = r.overhead.data(payload, psn == 0);
+        let wire = r.overhead.data(payload, psn == 0) + r.int_bytes;
         let c = &mut ctx.monitor.flows[f as usize].c;
         if psn < sq.max_sent {
             c.retx_packets = c.retx_packets.saturating_add(1);

@@ -795,3 +795,25 @@ fn a_petabyte_flow_costs_nothing_to_set_up() {
         "{ideal_s}"
     );
 }
+
+#[test]
+fn hpcc_int_header_bytes_cost_goodput() {
+    // One HPCC flow on an idle 100G link holds the wire at η of its capacity whatever its
+    // frames carry, so with ns-3's 42-byte INT header its payload goodput falls by the frame
+    // ratio 1106/1148 (1024 B payload + 82 B of headers, + 42 B of INT).
+    let goodput = |int_header: u32| {
+        let mut sc = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_ms(2));
+        sc.sim.warmup = Time::from_ms(1);
+        sc.nics.iter_mut().for_each(|n| {
+            n.cc = crate::nic::params::CcKind::Hpcc;
+            n.cc_params.hpcc.int_header = int_header;
+        });
+        sc.flows.push(flow(0, 1, None, Time::ZERO));
+        run(sc).flows[0].goodput_gbps
+    };
+    let ratio = goodput(42) / goodput(0);
+    assert!(
+        (ratio / (1106.0 / 1148.0) - 1.0).abs() < 0.01,
+        "ratio {ratio}"
+    );
+}

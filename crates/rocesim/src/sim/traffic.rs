@@ -100,6 +100,11 @@ impl Sim {
             rto: snic.rto,
             cc_timer_at: Time::NEVER,
             overhead: snic.frame_overhead,
+            int_bytes: if cc.wants_int() {
+                snic.cc_params.hpcc.int_header
+            } else {
+                0
+            },
             rank: 0,
             state: QpState::Drained,
             sq: SendQp {

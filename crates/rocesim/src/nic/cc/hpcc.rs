@@ -57,6 +57,9 @@ pub struct HpccParams {
     /// React on every ACK (`W` from the uncommitted `W_c`) as well as once per RTT (reference
     /// `FAST_REACT`, on in the paper). `false` = only the once-per-RTT update.
     pub fast_react: bool,
+    /// Bytes the INT header adds to every data packet on the wire (the HPCC ns-3 code adds a
+    /// fixed 42-byte header; 0 = the telemetry costs no wire bytes).
+    pub int_header: u32,
 }
 
 impl Default for HpccParams {
@@ -68,6 +71,7 @@ impl Default for HpccParams {
             t: None,
             min_rate: Rate::mbps(100),
             fast_react: true,
+            int_header: 0,
         }
     }
 }
