@@ -216,8 +216,10 @@ impl Port {
                 false
             }
             PauseChange::Resumed(d) => {
-                ctx.monitor.paused_count -= 1;
-                ctx.monitor.port_prio[self.id.idx()][prio].paused_ps += d.ps();
+                let m = &mut ctx.monitor;
+                m.paused_count -= 1;
+                m.port_prio[self.id.idx()][prio].paused_ps += d.ps();
+                m.pause_intervals.push((self.id, prio, ctx.now - d, d));
                 true
             }
             PauseChange::None => false,

@@ -125,6 +125,8 @@ pub struct Monitor {
     pub cp_state: Vec<bool>,
     /// Watchdog actions.
     pub wd_log: Vec<WatchdogLogEntry>,
+    /// Every ended pause of an egress priority: (port, priority, start, duration).
+    pub pause_intervals: Vec<(PortId, Priority, Time, Time)>,
     /// Egress priorities paused now, network-wide (the deadlock detector idles at 0).
     pub paused_count: u32,
     /// Flows that completed during the current event (the world starts their dependents).
@@ -160,6 +162,7 @@ impl Monitor {
             },
             cp_state: vec![false; nports * 8],
             wd_log: Vec::new(),
+            pause_intervals: Vec::new(),
             paused_count: 0,
             completed: Vec::new(),
         }

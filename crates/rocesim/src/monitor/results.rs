@@ -102,6 +102,21 @@ pub struct PortQueueRow {
     pub max_queue_bytes: u64,
 }
 
+/// One interval during which an egress priority was paused by its peer.
+#[derive(Clone, Debug, Serialize, PartialEq)]
+pub struct PauseInterval {
+    /// Node name.
+    pub node: String,
+    /// Port index on the node.
+    pub port: u32,
+    /// Priority.
+    pub prio: u8,
+    /// When the pause took effect, ns.
+    pub start_ns: u64,
+    /// How long it lasted, ns (to the end of the run if it had not ended).
+    pub duration_ns: u64,
+}
+
 /// Direction of a logged PFC frame.
 #[derive(Clone, Copy, Debug, Serialize, PartialEq, Eq)]
 #[serde(rename_all = "lowercase")]
@@ -198,6 +213,8 @@ pub struct RunResults {
     pub ports: Vec<PortRow>,
     /// Per-(node, port, queue) counters, for queues that held or marked a packet.
     pub port_queues: Vec<PortQueueRow>,
+    /// Every pause of an egress priority, in the order they ended (open ones last).
+    pub pause_intervals: Vec<PauseInterval>,
     /// Pause/resume log.
     pub pfc_log: Vec<PfcRecord>,
     /// Pause frames not kept in `pfc_log` because of `output.max_pfc_log`.

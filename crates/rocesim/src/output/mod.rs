@@ -32,21 +32,22 @@ pub use metrics::{
 pub use report::report_html;
 pub use summary::{percentile_nearest_rank, summary_json};
 pub use tables::{
-    write_flows, write_links, write_pfc, write_port_queues, write_ports, write_queues, write_rates,
-    write_throughput, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER, PORTS_HEADER, QUEUES_HEADER,
-    RATES_HEADER, THROUGHPUT_HEADER,
+    write_flows, write_links, write_pause_intervals, write_pfc, write_port_queues, write_ports,
+    write_queues, write_rates, write_throughput, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER,
+    PORTS_HEADER, QUEUES_HEADER, RATES_HEADER, THROUGHPUT_HEADER,
 };
 pub use terminal::terminal_table;
 
 /// Every file a run writes, relative to its result directory, in the order [`write_all`]
 /// writes them (`report.html` only when the report is on).
-pub const RESULT_FILES: [&str; 11] = [
+pub const RESULT_FILES: [&str; 12] = [
     "summary.json",
     "flows.csv",
     "ports.csv",
     "port_queues.csv",
     "links.csv",
     "pfc.csv",
+    "pause_intervals.csv",
     "timeseries/throughput.csv",
     "timeseries/queues.csv",
     "timeseries/rates.csv",
@@ -98,6 +99,7 @@ fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result
         "port_queues.csv" => write_port_queues(results, w),
         "links.csv" => write_links(results, w),
         "pfc.csv" => write_pfc(results, w),
+        "pause_intervals.csv" => write_pause_intervals(results, w),
         "timeseries/throughput.csv" => write_throughput(results, w),
         "timeseries/queues.csv" => write_queues(results, w),
         "timeseries/rates.csv" => write_rates(results, w),

@@ -150,6 +150,25 @@ pub fn write_ports<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
     out.flush()
 }
 
+/// Header of pause_intervals.csv.
+pub const PAUSE_INTERVALS_HEADER: [&str; 5] = ["node", "port", "prio", "start_ns", "duration_ns"];
+
+/// Writes pause_intervals.csv.
+pub fn write_pause_intervals<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(PAUSE_INTERVALS_HEADER)?;
+    for p in &results.pause_intervals {
+        out.write_record([
+            p.node.clone(),
+            p.port.to_string(),
+            p.prio.to_string(),
+            p.start_ns.to_string(),
+            p.duration_ns.to_string(),
+        ])?;
+    }
+    out.flush()
+}
+
 /// Writes port_queues.csv.
 pub fn write_port_queues<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
     let mut out = writer(w);

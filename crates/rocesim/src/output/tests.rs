@@ -3,7 +3,8 @@
 use std::fs;
 
 use crate::monitor::{
-    FlowResult, PfcDir, PfcRecord, PortQueueRow, PortRow, QueueSample, RunResults, ThroughputSample,
+    FlowResult, PauseInterval, PfcDir, PfcRecord, PortQueueRow, PortRow, QueueSample, RunResults,
+    ThroughputSample,
 };
 
 use super::*;
@@ -127,6 +128,13 @@ fn sample() -> RunResults {
             ecn_marked: 4,
             max_queue_bytes: 65_000,
         }],
+        pause_intervals: vec![PauseInterval {
+            node: "S1".into(),
+            port: 3,
+            prio: 3,
+            start_ns: 1200,
+            duration_ns: 1500,
+        }],
         pfc_log: sample_pfc_log(),
         pfc_log_truncated: 0,
         throughput: (1..=20)
@@ -189,6 +197,7 @@ fn writes_every_file_with_headers() {
             "port_queues.csv",
             "links.csv",
             "pfc.csv",
+            "pause_intervals.csv",
             "timeseries/throughput.csv",
             "timeseries/queues.csv",
             "timeseries/rates.csv",

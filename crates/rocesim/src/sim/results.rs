@@ -8,8 +8,8 @@ use crate::monitor::failures::{
     DeadlockMember, DeadlockRecord, NicStormStats, WatchdogEvent, WatchdogQueueStats,
 };
 use crate::monitor::{
-    FlowResult, PfcRecord, PortQueueRow, PortRow, QueueSample, RateSample, RunResults,
-    ThroughputSample,
+    FlowResult, PauseInterval, PfcRecord, PortQueueRow, PortRow, QueueSample, RateSample,
+    RunResults, ThroughputSample,
 };
 use crate::packet::PacketKind;
 use crate::units::Time;
@@ -35,6 +35,7 @@ impl Sim {
             flows: self.flow_results(now),
             ports: self.port_rows(now),
             port_queues: self.port_queue_rows(),
+            pause_intervals: self.pause_intervals(now),
             pfc_log: self.pfc_records(),
             pfc_log_truncated: t.pfc_log_truncated,
             throughput: self.throughput_samples(),
@@ -323,6 +324,32 @@ impl Sim {
     fn port_name(&self, p: PortId) -> (String, u32) {
         let (node, local) = self.port_owner(p);
         (self.node_name(node).to_string(), local as u32)
+    }
+
+    /// Ended pauses, then the pauses still on at `now`, in port and priority order.
+    fn pause_intervals(&self, now: Time) -> Vec<PauseInterval> {
+        let row = |p: PortId, prio: Priority, start: Time, d: Time| {
+            let (node, port) = self.port_name(p);
+            let (start_ns, duration_ns) = (start.ns(), d.ns());
+            let prio = prio.0;
+            PauseInterval {
+                node,
+                port,
+                prio,
+                start_ns,
+                duration_ns,
+            }
+        };
+        let mut rows: Vec<PauseInterval> = (self.ctx.monitor.pause_intervals.iter())
+            .map(|&(p, prio, start, d)| row(p, prio, start, d))
+            .collect();
+        for (p, port) in self.ports().iter() {
+            for prio in Priority::in_mask(port.pause.mask) {
+                let since = port.pause.since[prio.idx()];
+                rows.push(row(p, prio, since, now.saturating_sub(since)));
+            }
+        }
+        rows
     }
 
     fn pfc_records(&self) -> Vec<PfcRecord> {

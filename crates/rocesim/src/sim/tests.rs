@@ -817,3 +817,39 @@ fn hpcc_int_header_bytes_cost_goodput() {
         "ratio {ratio}"
     );
 }
+
+#[test]
+fn pause_intervals_last_their_quanta() {
+    // One pause of 65535 quanta on a 100G port lasts 65535 × 512 bits / 100 Gb/s = 335.5392 us
+    // (802.1Qbb); a second, still running at the end, is cut at the end of the run.
+    let mut sc = scenario(
+        star(2, Rate::gbps(100), Time::from_us(1)),
+        Time::from_us(1000),
+    );
+    sc.sim.stop_when_done = false;
+    let mut sim = Sim::new(sc).unwrap();
+    let (port, _) = sim
+        .ports()
+        .iter()
+        .find(|(_, p)| p.node == crate::topology::NodeRef::Switch(0) && p.local == 1)
+        .unwrap();
+    for at in [Time::from_us(10), Time::from_us(900)] {
+        sim.ctx.events.schedule(
+            at,
+            crate::engine::Event::PauseArrive {
+                port: port.0,
+                prio: 3,
+                quanta: 65535,
+            },
+        );
+    }
+    sim.run(|_| true);
+    let r = sim.results(0.0);
+    let rows: Vec<(u64, u64)> = r
+        .pause_intervals
+        .iter()
+        .filter(|p| p.node == "sw0" && p.port == 1 && p.prio == 3)
+        .map(|p| (p.start_ns, p.duration_ns))
+        .collect();
+    assert_eq!(rows, vec![(10_000, 335_539), (900_000, 100_000)]);
+}
