@@ -58,7 +58,8 @@ table! {
         /// Bytes the NIC's header stack adds to each data frame on the wire: `"rocev2"` (82:
         /// preamble 8, IFG 12, Ethernet 14, FCS 4, IPv4 20, UDP 8, BTH 12, ICRC 4) or a count
         /// (ns-3 counts 48, htsim 64). Its ACKs are this plus AETH 4, its CNPs plus 16; PFC
-        /// frames and the RETH of a WRITE's first packet do not change. Default: `"rocev2"`.
+        /// frames and the RETH of a WRITE's first packet do not change. 20 of the bytes are
+        /// taken as preamble and gap: on the wire, never in a buffer. Default: `"rocev2"`.
         frame_overhead: FrameOverheadV,
         /// PFC priority of the NIC's traffic. Default: `[switch]`'s.
         dscp_to_tc: DscpMap,

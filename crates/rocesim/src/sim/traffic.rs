@@ -55,7 +55,8 @@ impl Sim {
         let now = self.now();
         self.ctx.monitor.flows[f as usize].start = now;
         let (requester, responder) = self.open_qp(f, now);
-        let (src, dst) = (requester.flow_src(&self.scenario), requester.dst);
+        let spec = &self.scenario.flows[f as usize];
+        let (src, dst) = (spec.src, spec.dst);
         let recv = self.nics[dst as usize].open_responder(responder);
         let send = self.nics[src as usize].open_requester(requester, now);
         self.ctx.conns.connect(FlowId(f), QpId(send), QpId(recv));
@@ -163,12 +164,5 @@ impl Sim {
         }
         self.ctx.monitor.completed = done;
         self.ctx.monitor.completed.clear();
-    }
-}
-
-impl Requester {
-    /// The sending host of this requester's flow.
-    fn flow_src(&self, sc: &crate::config::Scenario) -> u32 {
-        sc.flows[self.flow as usize].src
     }
 }
