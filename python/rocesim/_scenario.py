@@ -84,9 +84,15 @@ class Scenario:
         and returns the scenario. A ``str`` is read as the command line reads it (``"20ms"``,
         ``"dcqcn"``); numbers, booleans, lists and dicts are TOML values. Raises
         :class:`ScenarioError` (and keeps the scenario unchanged) when the result is invalid."""
-        ov = _native.override_text(key, value)
+        return self.update({key: value})
+
+    def update(self, settings: Mapping[str, Any]) -> "Scenario":
+        """Sets every ``key: value`` of ``settings`` (as :meth:`set` does) and checks the
+        scenario once, as ``--set`` options are checked together: use it for keys that depend
+        on each other (``sim.duration`` and ``sim.warmup``, ``kmin`` and ``kmax``)."""
+        new = [_native.override_text(k, v) for k, v in settings.items()]
         before = self._overrides
-        self._overrides = before + [ov]
+        self._overrides = before + new
         try:
             self._check()
         except ScenarioError:

@@ -58,8 +58,7 @@ def search(base: str | os.PathLike | Scenario, space: Mapping[str, Any],
         settings = transform(params) if transform else params
         s = sc.copy()
         try:
-            for k, v in settings.items():
-                s.set(k, v)
+            s.update(settings)
         except ScenarioError as e:
             trial.set_user_attr("error", str(e))
             raise optuna.TrialPruned(str(e)) from None

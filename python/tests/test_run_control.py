@@ -15,9 +15,7 @@ LONG = ["sim.duration=2s"]
 
 def long_scenario():
     sc = rocesim.Scenario.from_toml(REPO / "scenarios/parking-lot-dcqcn.toml")
-    for s in LONG:
-        sc.set(*s.split("=", 1))
-    return sc
+    return sc.update(dict(s.split("=", 1) for s in LONG))
 
 
 def test_ctrl_c_stops_a_run_with_partial_results():

@@ -64,7 +64,7 @@ fn check_equal_to_csv(r: &RunResults) {
 
 #[test]
 fn tables_equal_csv_files_on_a_congested_run() {
-    let r = run("parking-lot-dcqcn.toml", &["sim.duration=2ms", "sim.warmup=0"]);
+    let r = run("parking-lot-dcqcn.toml", &["sim.duration=2ms", "sim.warmup=0us"]);
     assert!(!r.flows.is_empty() && !r.throughput.is_empty() && !r.queues.is_empty());
     assert!(!r.rates.is_empty() && !r.pfc_log.is_empty());
     check_equal_to_csv(&r);
