@@ -21,7 +21,10 @@ pyo3::create_exception!(
 /// The module.
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
-    m.add("NativeScenarioError", m.py().get_type::<NativeScenarioError>())?;
+    m.add(
+        "NativeScenarioError",
+        m.py().get_type::<NativeScenarioError>(),
+    )?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     m.add_function(wrap_pyfunction!(scenario::check, m)?)?;
     m.add_function(wrap_pyfunction!(scenario::run, m)?)?;

@@ -51,7 +51,10 @@ impl SweepPlan {
             .iter()
             .map(|o| {
                 let (k, v) = o.split_once('=').unwrap_or((o, ""));
-                (k.trim().to_string(), vec![config::overrides::parse_value(v)])
+                (
+                    k.trim().to_string(),
+                    vec![config::overrides::parse_value(v)],
+                )
             })
             .collect();
         for (k, vals) in grid {
@@ -88,7 +91,12 @@ impl SweepPlan {
     /// scenario key, as `rocesim sweep` does before running anything.
     #[pyo3(signature = (jobs=None))]
     fn check(&self, py: Python<'_>, jobs: Option<usize>) -> PyResult<()> {
-        py.detach(|| runner(jobs)?.load(&self.sweep).map(|_| ()).map_err(|e| invalid(&e)))
+        py.detach(|| {
+            runner(jobs)?
+                .load(&self.sweep)
+                .map(|_| ())
+                .map_err(|e| invalid(&e))
+        })
     }
 
     /// Runs every run on `jobs` threads (default: all cores) into `dir/run-<i>/`, writes

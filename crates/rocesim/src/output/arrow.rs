@@ -20,8 +20,8 @@ use arrow_schema::{ArrowError, Field, Schema};
 use super::failures::DEADLOCKS_HEADER;
 use super::tables::{dir_str, PAUSE_INTERVALS_HEADER, PORT_QUEUES_HEADER};
 use super::{
-    link_rows, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER, PORTS_HEADER, QUEUES_HEADER,
-    RATES_HEADER, THROUGHPUT_HEADER,
+    link_rows, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER, PORTS_HEADER, QUEUES_HEADER, RATES_HEADER,
+    THROUGHPUT_HEADER,
 };
 use crate::monitor::RunResults;
 
@@ -70,7 +70,11 @@ impl Cols {
 
     /// Appends the next column (named by the header) holding `array`.
     fn push(mut self, array: ArrayRef) -> Cols {
-        let name = self.header.get(self.fields.len()).copied().unwrap_or("extra");
+        let name = self
+            .header
+            .get(self.fields.len())
+            .copied()
+            .unwrap_or("extra");
         let nullable = can_be_null(name);
         let mut field = Field::new(name, array.data_type().clone(), nullable);
         if let Some(u) = unit(name) {

@@ -45,7 +45,9 @@ fn csv_of(batch: &RecordBatch) -> String {
 }
 
 fn run(scenario: &str, set: &[&str]) -> RunResults {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scenarios").join(scenario);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../scenarios")
+        .join(scenario);
     let set: Vec<String> = set.iter().map(|s| s.to_string()).collect();
     let sc = crate::config::load(&path, &set).unwrap();
     crate::run::simulate(sc, |_, _| true).unwrap()
@@ -64,7 +66,10 @@ fn check_equal_to_csv(r: &RunResults) {
 
 #[test]
 fn tables_equal_csv_files_on_a_congested_run() {
-    let r = run("parking-lot-dcqcn.toml", &["sim.duration=2ms", "sim.warmup=0us"]);
+    let r = run(
+        "parking-lot-dcqcn.toml",
+        &["sim.duration=2ms", "sim.warmup=0us"],
+    );
     assert!(!r.flows.is_empty() && !r.throughput.is_empty() && !r.queues.is_empty());
     assert!(!r.rates.is_empty() && !r.pfc_log.is_empty());
     check_equal_to_csv(&r);
@@ -90,7 +95,15 @@ fn empty_run_gives_empty_tables_with_the_full_schema() {
 fn units_in_field_metadata() {
     let r = RunResults::default();
     let flows = super::arrow::flows(&r).unwrap();
-    let unit = |c: &str| flows.schema().field_with_name(c).unwrap().metadata().get("unit").cloned();
+    let unit = |c: &str| {
+        flows
+            .schema()
+            .field_with_name(c)
+            .unwrap()
+            .metadata()
+            .get("unit")
+            .cloned()
+    };
     assert_eq!(unit("fct_ns").as_deref(), Some("ns"));
     assert_eq!(unit("size_bytes").as_deref(), Some("bytes"));
     assert_eq!(unit("goodput_gbps").as_deref(), Some("Gb/s"));
