@@ -106,7 +106,7 @@ pub fn run(
         Ok((results, report))
     });
     let (results, report) = out.map_err(Findings::into_err)?;
-    let result = py.detach(|| RunResult::new(results, report))?;
+    let result = py.detach(|| PendingResult::new(results, report))?;
     Ok((result, watch.into_error()))
 }
 
@@ -118,9 +118,16 @@ pub struct RunResult {
     report: bool,
 }
 
-impl RunResult {
-    /// Builds the Arrow tables of `results` (without the GIL: `new` is called detached, so the
-    /// tables are wrapped in Python objects later, in [`RunResult::tables`]).
+/// A run's results with their Arrow batches, before they become Python objects.
+pub struct PendingResult {
+    results: RunResults,
+    batches: Vec<(&'static str, arrow_array::RecordBatch)>,
+    report: bool,
+}
+
+impl PendingResult {
+    /// Builds the Arrow tables of `results`. Called without the GIL; the batches become Python
+    /// objects when the result is returned to Python.
     fn new(results: RunResults, report: bool) -> PyResult<PendingResult> {
         let batches = arrow_tables(&results)
             .map_err(|e| PyOSError::new_err(format!("cannot build the result tables: {e}")))?;
@@ -130,13 +137,6 @@ impl RunResult {
             report,
         })
     }
-}
-
-/// A run's results with their Arrow batches, before they become Python objects.
-pub struct PendingResult {
-    results: RunResults,
-    batches: Vec<(&'static str, arrow_array::RecordBatch)>,
-    report: bool,
 }
 
 impl<'py> IntoPyObject<'py> for PendingResult {

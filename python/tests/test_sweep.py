@@ -100,3 +100,24 @@ def test_resume_skips_complete_runs(local, tmp_path):
     for a, b in zip(again["total_goodput_gbps"].to_pylist(),
                     first["total_goodput_gbps"].to_pylist()):
         assert a > 0 and a == pytest.approx(b, rel=1e-5)
+
+
+def test_ctrl_c_stops_a_local_sweep_and_writes_the_table(tmp_path):
+    from rocesim import _native
+
+    sc = rocesim.Scenario.from_toml(REPO / "scenarios/parking-lot-dcqcn.toml")
+    plan = _native.SweepPlan("long", str(sc.path), [("sim.seed", [1, 2, 3, 4])], None, None,
+                             ["sim.duration=2s"])
+    calls = []
+
+    def progress(done, total, _):
+        calls.append(done)
+        raise KeyboardInterrupt  # what Ctrl-C raises in the polling thread
+
+    with pytest.raises(KeyboardInterrupt):
+        plan.run_local(str(tmp_path), 1, False, progress)
+    t = rocesim._sweep.read_table(tmp_path)
+    assert t.num_rows == 4
+    assert set(t["status"].to_pylist()) <= {"incomplete", "not run"}
+    assert t["status"][3].as_py() == "not run"
+    assert calls == [0]
