@@ -7,7 +7,7 @@ table as Arrow (zero copy), plot them, sweep them on all cores or a cluster, sea
     res.summary["fct_slowdown"]["p99"]
     res.flows.to_pandas()
 
-See python/README.md and examples/.
+See docs/python.md and examples/.
 """
 
 from ._native import __version__
