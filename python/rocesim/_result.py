@@ -55,7 +55,9 @@ class Result:
             native = self._native.table(name)
             if native is None:
                 raise KeyError(f"no table {name!r}; tables: {', '.join(TABLES)}")
-            t = pa.table(native)
+            # The stream's batches are the simulator's buffers (no copy); pa.table() would do
+            # the same but imports pandas on first use (about a second).
+            t = pa.RecordBatchReader.from_stream(native).read_all()
             self._tables[name] = t
         return t
 
