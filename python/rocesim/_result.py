@@ -22,6 +22,7 @@ TABLES = {
     "queues": "timeseries/queues.csv",
     "rates": "timeseries/rates.csv",
     "deadlocks": "deadlocks.csv",
+    "pingmesh": "pingmesh.csv",
 }
 
 
@@ -29,7 +30,8 @@ class Result:
     """A finished (or interrupted) run.
 
     ``summary`` is summary.json as a dict; ``flows``, ``ports``, ``port_queues``, ``links``,
-    ``pfc``, ``pause_intervals``, ``throughput``, ``queues``, ``rates`` and ``deadlocks`` are
+    ``pfc``, ``pause_intervals``, ``throughput``, ``queues``, ``rates``, ``deadlocks`` and
+    ``pingmesh`` (empty, and no file written, without probes) are
     pyarrow Tables with the columns of the CSV file of the same name (floats at full precision,
     empty cells as nulls, units in the field metadata). ``write(dir)`` writes the same files as
     ``rocesim run --out dir``."""
@@ -84,6 +86,8 @@ class Result:
                      doc="timeseries/rates.csv: congestion-control rate and window over time.")
     deadlocks = property(lambda self: self.table("deadlocks"),
                          doc="deadlocks.csv: one row per member of each PFC deadlock cycle.")
+    pingmesh = property(lambda self: self.table("pingmesh"),
+                        doc="pingmesh.csv: every RDMA Pingmesh probe with its RTT or error.")
 
     def to_pandas(self, name: str | None = None):
         """Table ``name`` as a pandas DataFrame, or with no name every table in a dict."""

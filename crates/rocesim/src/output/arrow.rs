@@ -18,7 +18,7 @@ use arrow_array::{
 use arrow_schema::{ArrowError, Field, Schema};
 
 use super::failures::DEADLOCKS_HEADER;
-use super::tables::{dir_str, PAUSE_INTERVALS_HEADER, PORT_QUEUES_HEADER};
+use super::tables::{dir_str, PAUSE_INTERVALS_HEADER, PINGMESH_HEADER, PORT_QUEUES_HEADER};
 use super::{
     link_rows, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER, PORTS_HEADER, QUEUES_HEADER, RATES_HEADER,
     THROUGHPUT_HEADER,
@@ -26,7 +26,7 @@ use super::{
 use crate::monitor::RunResults;
 
 /// Every table, by name, with the result file it mirrors (relative to the result directory).
-pub const ARROW_TABLES: [(&str, &str); 10] = [
+pub const ARROW_TABLES: [(&str, &str); 11] = [
     ("flows", "flows.csv"),
     ("ports", "ports.csv"),
     ("port_queues", "port_queues.csv"),
@@ -37,6 +37,7 @@ pub const ARROW_TABLES: [(&str, &str); 10] = [
     ("queues", "timeseries/queues.csv"),
     ("rates", "timeseries/rates.csv"),
     ("deadlocks", "deadlocks.csv"),
+    ("pingmesh", "pingmesh.csv"),
 ];
 
 /// The unit of a column, from its name: `ns`, `bytes` or `Gb/s`.
@@ -109,6 +110,9 @@ impl Cols {
     fn str<'a>(self, v: impl Iterator<Item = &'a str>) -> Cols {
         self.push(Arc::new(v.map(Some).collect::<StringArray>()))
     }
+    fn opt_str<'a>(self, v: impl Iterator<Item = Option<&'a str>>) -> Cols {
+        self.push(Arc::new(v.collect::<StringArray>()))
+    }
 
     /// The record batch; fails when a column is missing or its length differs.
     fn batch(self) -> Result<RecordBatch, ArrowError> {
@@ -138,6 +142,8 @@ fn can_be_null(name: &str) -> bool {
             | "tx_gbps"
             | "utilisation"
             | "rate_gbps"
+            | "rtt_ns"
+            | "error"
     )
 }
 
@@ -154,6 +160,7 @@ pub fn arrow_tables(results: &RunResults) -> Result<Vec<(&'static str, RecordBat
         ("queues", queues(results)?),
         ("rates", rates(results)?),
         ("deadlocks", deadlocks(results)?),
+        ("pingmesh", pingmesh(results)?),
     ])
 }
 
@@ -305,5 +312,18 @@ pub fn deadlocks(r: &RunResults) -> Result<RecordBatch, ArrowError> {
         .str(rows.iter().map(|r| r.3.node.as_str()))
         .u32(rows.iter().map(|r| r.3.port))
         .u8(rows.iter().map(|r| r.3.prio))
+        .batch()
+}
+
+/// pingmesh.csv as a batch (`rtt_ns` null on an error, `error` null on success).
+pub fn pingmesh(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let p = &r.pingmesh;
+    Cols::new(&PINGMESH_HEADER)
+        .u64(p.iter().map(|p| p.time_ns))
+        .str(p.iter().map(|p| p.src.as_str()))
+        .str(p.iter().map(|p| p.dst.as_str()))
+        .str(p.iter().map(|p| p.level))
+        .opt_u64(p.iter().map(|p| p.rtt_ns))
+        .opt_str(p.iter().map(|p| p.error))
         .batch()
 }

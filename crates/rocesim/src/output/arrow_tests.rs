@@ -90,6 +90,16 @@ fn tables_equal_csv_files_on_a_deadlock() {
 }
 
 #[test]
+fn tables_equal_csv_files_with_pingmesh_probes() {
+    let r = run(
+        "pingmesh-latency.toml",
+        &["sim.duration=1ms", "sim.warmup=0us"],
+    );
+    assert!(!r.pingmesh.is_empty());
+    check_equal_to_csv(&r);
+}
+
+#[test]
 fn empty_run_gives_empty_tables_with_the_full_schema() {
     let r = RunResults::default();
     for (name, batch) in arrow_tables(&r).unwrap() {
