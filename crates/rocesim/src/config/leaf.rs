@@ -117,10 +117,28 @@ TimeAuto -> Option<Time>, "time \\| `\"auto\"`", word_or("auto", string_schema("
         None
     }
 });
-leaf!(/// A size: a string with a unit (`"2KB"`, `"2KiB"`) or integer bytes.
+/// The largest size a key accepts: 1 PiB (2^50 bytes), beyond any buffer, memory or message.
+pub const MAX_SIZE: u64 = 1 << 50;
+
+/// `b` when it is at most [`MAX_SIZE`], else an error at `k`.
+fn bounded(c: &mut Ctx, k: &str, b: Bytes) -> Option<Bytes> {
+    if b.0 > MAX_SIZE {
+        c.err(k, format!("{} is above the largest size accepted (1 PiB)", b.written()));
+        return None;
+    }
+    Some(b)
+}
+
+leaf!(/// A size: a string with a unit (`"2KB"`, `"2KiB"`) or integer bytes; at most 1 PiB.
 Size -> Bytes, "size", size_schema(), |c, v, k| match v {
-    Value::String(s) => Bytes::parse(s).map_err(|e| c.err(k, format!("invalid size: {e}"))).ok(),
-    Value::Integer(i) if *i >= 0 => Some(Bytes(*i as u64)),
+    Value::String(s) => match Bytes::parse(s) {
+        Ok(b) => bounded(c, k, b),
+        Err(e) => {
+            c.err(k, format!("invalid size: {e}"));
+            None
+        }
+    },
+    Value::Integer(i) if *i >= 0 => bounded(c, k, Bytes(*i as u64)),
     Value::Integer(i) => {
         c.err(k, format!("a size cannot be negative, found {i}"));
         None
