@@ -123,31 +123,38 @@ pub const MAX_SIZE: u64 = 1 << 50;
 /// `b` when it is at most [`MAX_SIZE`], else an error at `k`.
 fn bounded(c: &mut Ctx, k: &str, b: Bytes) -> Option<Bytes> {
     if b.0 > MAX_SIZE {
-        c.err(k, format!("{} is above the largest size accepted (1 PiB)", b.written()));
+        c.err(
+            k,
+            format!("{} is above the largest size accepted (1 PiB)", b.written()),
+        );
         return None;
     }
     Some(b)
 }
 
 leaf!(/// A size: a string with a unit (`"2KB"`, `"2KiB"`) or integer bytes; at most 1 PiB.
-Size -> Bytes, "size", size_schema(), |c, v, k| match v {
-    Value::String(s) => match Bytes::parse(s) {
-        Ok(b) => bounded(c, k, b),
-        Err(e) => {
-            c.err(k, format!("invalid size: {e}"));
+Size -> Bytes, "size", size_schema(), |c, v, k| {
+    let b = size_unbounded(c, v, k)?;
+    bounded(c, k, b)
+});
+
+/// A size as written, without the 1 PiB bound (flow sizes say more about it).
+fn size_unbounded(c: &mut Ctx, v: &Value, k: &str) -> Option<Bytes> {
+    match v {
+        Value::String(s) => Bytes::parse(s)
+            .map_err(|e| c.err(k, format!("invalid size: {e}")))
+            .ok(),
+        Value::Integer(i) if *i >= 0 => Some(Bytes(*i as u64)),
+        Value::Integer(i) => {
+            c.err(k, format!("a size cannot be negative, found {i}"));
             None
         }
-    },
-    Value::Integer(i) if *i >= 0 => bounded(c, k, Bytes(*i as u64)),
-    Value::Integer(i) => {
-        c.err(k, format!("a size cannot be negative, found {i}"));
-        None
+        _ => {
+            c.expected(k, "a size like \"2KB\" or a number of bytes", v);
+            None
+        }
     }
-    _ => {
-        c.expected(k, "a size like \"2KB\" or a number of bytes", v);
-        None
-    }
-});
+}
 leaf!(/// A rate with a unit (`"40Gbps"`).
 RateV -> Rate, "rate", string_schema("rate"), |c, v, k| match v {
     Value::String(s) => Rate::parse(s).map_err(|e| c.err(k, format!("invalid rate: {e}"))).ok(),
@@ -321,7 +328,7 @@ leaf!(/// A flow size: `"inf"` (→ `None`, long-lived) or a size above zero.
 FlowSize -> Option<u64>, "`\"inf\"` \\| size > 0, at most 1PiB", word_or("inf", size_schema()),
 |c, v, k| match v {
     Value::String(s) if s == "inf" => Some(None),
-    _ => match Size::read(c, v, k)? {
+    _ => match size_unbounded(c, v, k)? {
         b if b.0 == 0 => {
             c.err(k, "a flow size must be positive (or \"inf\")");
             None

@@ -370,6 +370,14 @@ mod tests {
     }
 
     #[test]
+    fn absurd_headroom_is_an_error_not_an_overflow() {
+        // u64::MAX per PG over 64 ports would overflow a plain sum.
+        let mut p = static_params();
+        p.lossy.reserved = Bytes(u64::MAX);
+        assert!(Mmu::new(&p, vec![u64::MAX; 64]).is_err());
+    }
+
+    #[test]
     fn headroom_that_does_not_fit_is_an_error() {
         let mut p = SwitchParams::default();
         p.buffer_size = Bytes(100_000);

@@ -96,6 +96,7 @@ workload[0].kind=permutation ; workload[0].hosts=A | workload[0].hosts | at leas
 workload[0].kind=all_to_all ; workload[0].seed=3 | workload[0].seed | unknown key
 workload[0].kind=storage_read ; workload[0].client=R ; workload[0].targets=R ; workload[0].count=1 | workload[0].targets | no target other than the client
 workload[0].kind=trace ; workload[0].file=missing.csv | workload[0].file | cannot read trace
+switch.lossless.headroom=9223372036854775807 | switch.lossless.headroom | above the largest size accepted
 workload[0].kind=pingmesh ; workload[0].interval=0us | workload[0].interval | above zero
 workload[0].kind=pingmesh ; workload[0].levels=["tor","rack"] | workload[0].levels[1] | unknown level `rack`
 workload[0].kind=pingmesh ; workload[0].levels=["dc"] | workload[0].levels | no two of the selected hosts
