@@ -77,6 +77,8 @@ table! {
         /// Drop lossless packets to a host whose MAC the switch has forgotten instead of
         /// flooding them (Guo et al. 2016 §4.2's fix). Default: `false`.
         drop_lossless_on_incomplete_arp: Bool,
+        /// Congestion isolation (IEEE 802.1Qcz): a table turns it on. Default: off.
+        isolation: super::isolation::Isolation,
         /// `[switch.role.<role>]` tables (roles: tor, leaf, spine, edge, agg, core, switch;
         /// the role must exist in the topology). Default: none.
         role: Named<Switch>,
@@ -285,6 +287,9 @@ pub fn apply(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams, o: &mut Origins) {
         p.drop_lossless_on_incomplete_arp = x
     });
     apply_watchdog(ctx, t, p);
+    if let Some(iso) = ctx.get(&t.isolation) {
+        super::isolation::apply(ctx, &iso, p, o);
+    }
 }
 
 /// Switch roles that generated topologies use.
@@ -314,6 +319,7 @@ fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: (u64, u32))
             ctx.err(o.key("lossless.headroom"), msg);
         }
     }
+    super::isolation::validate(ctx, p, o);
     if let Some(e) = &p.ecn {
         if e.kmin > e.kmax {
             let msg = format!(
@@ -422,6 +428,7 @@ pub fn resolve(
             None => out.push(role.0.clone()),
         }
     }
+    out.iter_mut().for_each(super::isolation::lossless_cfqs);
     (ctx.count() == before).then_some(out)
 }
 

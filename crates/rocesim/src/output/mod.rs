@@ -6,6 +6,7 @@
 
 mod failures;
 mod fmt;
+mod isolation;
 mod json;
 mod metrics;
 mod report;
@@ -29,6 +30,7 @@ pub use metrics::{
     headline, link_rows, slowdown_by_size, BucketSlowdown, Headline, LinkRow, SizeBucket,
     SIZE_BUCKETS,
 };
+pub use isolation::{write_isolation, ISOLATION_HEADER};
 pub use report::report_html;
 pub use summary::{percentile_nearest_rank, summary_json};
 pub use tables::{
@@ -60,7 +62,7 @@ pub const RESULT_FILES: [&str; 12] = [
 /// [`RESULT_FILES`], so `--out .` is safe), so that no stale file sits beside new ones.
 pub fn prepare_dir(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir.join("timeseries"))?;
-    for name in RESULT_FILES {
+    for name in RESULT_FILES.iter().chain(&["isolation.csv"]) {
         match fs::remove_file(dir.join(name)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -84,6 +86,13 @@ pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<V
         let path = dir.join(name);
         let mut w = BufWriter::new(fs::File::create(&path)?);
         write_file(results, name, &mut w)?;
+        w.flush()?;
+        written.push(path);
+    }
+    if let Some(iso) = &results.isolation {
+        let path = dir.join("isolation.csv");
+        let mut w = BufWriter::new(fs::File::create(&path)?);
+        isolation::write_isolation(iso, &mut w)?;
         w.flush()?;
         written.push(path);
     }
