@@ -14,11 +14,7 @@ fn victim_goodput(sets: &[&str]) -> (f64, serde_json::Value) {
 #[test]
 fn victim_keeps_its_goodput_only_with_isolation() {
     // Incast absent (its flows start after the run): V alone gets the line.
-    let (alone, _) = victim_goodput(&[
-        "flow[1].start=1s",
-        "flow[2].start=1s",
-        "flow[3].start=1s",
-    ]);
+    let (alone, _) = victim_goodput(&["flow[1].start=1s", "flow[2].start=1s", "flow[3].start=1s"]);
     assert!((alone - V_ALONE).abs() < 0.01 * V_ALONE, "alone {alone}");
     let (on, s) = victim_goodput(&[]);
     let iso = &s["isolation"];

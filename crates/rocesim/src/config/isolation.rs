@@ -164,18 +164,38 @@ pub fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins) {
             ctx.err(&k, format!("class {class} is not lossless (not in pfc_enable): isolation needs PFC on the class"));
         }
         if used_tc & (1 << cfq.priority) != 0 {
-            let d = p.dscp_to_tc.iter().position(|&t| t == cfq.priority).unwrap_or(0);
-            ctx.err(at(&k, "priority"), format!("priority {} is used by another class (DSCP {d} maps to TC {})", cfq.priority, cfq.priority));
+            let d = p
+                .dscp_to_tc
+                .iter()
+                .position(|&t| t == cfq.priority)
+                .unwrap_or(0);
+            ctx.err(
+                at(&k, "priority"),
+                format!(
+                    "priority {} is used by another class (DSCP {d} maps to TC {})",
+                    cfq.priority, cfq.priority
+                ),
+            );
         }
         for tc in (0..8u8).filter(|t| used_tc & (1 << t) != 0) {
             if p.tc_to_queue[tc as usize] == cfq.queue {
-                let how = if tc == cfq.queue { " (tc_to_queue's identity default)" } else { "" };
-                ctx.err(at(&k, "queue"), format!("queue {} is used by TC {tc}{how}", cfq.queue));
+                let how = if tc == cfq.queue {
+                    " (tc_to_queue's identity default)"
+                } else {
+                    ""
+                };
+                ctx.err(
+                    at(&k, "queue"),
+                    format!("queue {} is used by TC {tc}{how}", cfq.queue),
+                );
             }
         }
         for (c2, other) in iso.cfq.iter().enumerate().filter(|(c2, _)| *c2 != class) {
             if other.is_some_and(|o| o.priority == cfq.priority || o.queue == cfq.queue) {
-                ctx.err(&k, format!("class {c2}'s CFQ uses the same priority or queue"));
+                ctx.err(
+                    &k,
+                    format!("class {c2}'s CFQ uses the same priority or queue"),
+                );
             }
         }
     }

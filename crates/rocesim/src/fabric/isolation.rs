@@ -200,7 +200,13 @@ impl Isolation {
     /// Remove from `eligible` the CFQs that must wait: their class queue has packets to send
     /// (strictly below it), or their head's flow marker has not reached the class queue's
     /// head. `head(q)` is the packet at the head of queue q.
-    pub fn filter(&self, l: usize, eligible: u8, head: impl Fn(u8) -> Option<u32>, pkts: &crate::engine::PacketArena) -> u8 {
+    pub fn filter(
+        &self,
+        l: usize,
+        eligible: u8,
+        head: impl Fn(u8) -> Option<u32>,
+        pkts: &crate::engine::PacketArena,
+    ) -> u8 {
         let mut out = eligible;
         let mut m = eligible & self.cfq_queues;
         while m != 0 {
@@ -253,11 +259,22 @@ impl Switch {
     /// Where packet `pkt_id` of class `tc`, arrived on `inl` for egress `out`, goes: its PG
     /// (the CFQ's priority when it arrived on it), and the CFQ when its flow is isolated on
     /// `out` (releasing the flow first if its time has come).
-    pub(crate) fn iso_place(&mut self, inl: u16, out: u16, pkt_id: u32, tc: Priority, ctx: &mut Ctx) -> Placement {
+    pub(crate) fn iso_place(
+        &mut self,
+        inl: u16,
+        out: u16,
+        pkt_id: u32,
+        tc: Priority,
+        ctx: &mut Ctx,
+    ) -> Placement {
         let iso = self.isolation.as_deref().expect("isolation on");
         let p = *ctx.packets.get(pkt_id);
         let q = QueueId(self.tc_to_queue[tc.idx()].0);
-        let mut place = Placement { pg: tc, queue: q, wire: tc };
+        let mut place = Placement {
+            pg: tc,
+            queue: q,
+            wire: tc,
+        };
         let Some(cfq) = iso.params.cfq[tc.idx()] else {
             return place;
         };
@@ -278,10 +295,14 @@ impl Switch {
         if !e.isolated || e.out != out {
             return place;
         }
-        if e.awaiting && arrived_isolated && e.inp == inl && iso.params.cip == CipReliability::Mark {
+        if e.awaiting && arrived_isolated && e.inp == inl && iso.params.cip == CipReliability::Mark
+        {
             e.awaiting = false;
         }
-        if e.cfq_bytes == 0 && now.saturating_sub(e.below_since) >= iso.params.release_time && e.below_since != Time::NEVER {
+        if e.cfq_bytes == 0
+            && now.saturating_sub(e.below_since) >= iso.params.release_time
+            && e.below_since != Time::NEVER
+        {
             e.isolated = false;
             e.awaiting = false;
             ctx.monitor.iso.released += 1;
@@ -293,9 +314,17 @@ impl Switch {
         place
     }
 
-    /// Bookkeeping after packet `pkt_id` (`size` bytes, placed as `place`, arrived on `inl`)
-    /// joined queue `place.queue` of `out`; `was_ce` is its ECN mark before the marker saw it.
-    pub(crate) fn iso_enqueued(&mut self, inl: u16, out: u16, pkt_id: u32, size: u64, place: Placement, was_ce: bool, ctx: &mut Ctx) {
+    /// Bookkeeping after entry `en` (placed as `place`) joined queue `place.queue` of `out`;
+    /// `was_ce` is its packet's ECN mark before the marker saw it.
+    pub(crate) fn iso_enqueued(
+        &mut self,
+        en: &QEntry,
+        out: u16,
+        place: Placement,
+        was_ce: bool,
+        ctx: &mut Ctx,
+    ) {
+        let (inl, pkt_id, size) = (en.in_local, en.pkt, en.bytes as u64);
         let iso = self.isolation.as_deref_mut().expect("isolation on");
         let (o, q) = (out as usize, place.queue);
         iso.enq[o * 8 + q.idx()] += 1;
@@ -359,7 +388,12 @@ impl Switch {
         e.below_since = Time::NEVER;
         ctx.monitor.iso.isolated += 1;
         self.iso_log(out, flow, IsoEvent::Isolate, ctx);
-        if inl == NO_PORT || !self.isolation.as_deref().is_some_and(|s| s.peer_switch[inl as usize]) {
+        if inl == NO_PORT
+            || !self
+                .isolation
+                .as_deref()
+                .is_some_and(|s| s.peer_switch[inl as usize])
+        {
             return;
         }
         let iso = self.isolation.as_deref_mut().expect("isolation on");
@@ -457,7 +491,11 @@ impl Switch {
         ctx.monitor.iso.cip_rx += 1;
         let ack = iso.params.cip == CipReliability::Ack;
         self.iso_log(l, p.flow, IsoEvent::CipReceived, ctx);
-        if self.isolation.as_deref().is_some_and(|s| s.params.cfq[p.tc as usize & 7].is_some()) {
+        if self
+            .isolation
+            .as_deref()
+            .is_some_and(|s| s.params.cfq[p.tc as usize & 7].is_some())
+        {
             self.isolate(p.flow, p.hash, p.tc, l, NO_PORT, ctx);
         }
         if ack {

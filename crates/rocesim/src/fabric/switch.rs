@@ -194,7 +194,7 @@ impl Switch {
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
         }
         if self.isolation.is_some() {
-            self.iso_enqueued(in_local, out, pkt_id, size, place, was_ce, ctx);
+            self.iso_enqueued(&entry, out, place, was_ce, ctx);
         }
         self.try_send(out, ctx);
     }

@@ -44,9 +44,8 @@ pub(crate) fn isolation_json(iso: &IsolationResults) -> Json {
 
 /// Is priority `prio` of node `node` a congested-flow queue's priority?
 pub fn is_cfq(results: &RunResults, node: &str, prio: u8) -> bool {
-    results.isolation.as_ref().is_some_and(|iso| {
-        iso.cfq_prios
-            .iter()
-            .any(|(n, p)| n == node && *p == prio)
-    })
+    results
+        .isolation
+        .as_ref()
+        .is_some_and(|iso| iso.cfq_prios.iter().any(|(n, p)| n == node && *p == prio))
 }

@@ -26,11 +26,11 @@ use std::path::{Path, PathBuf};
 use crate::monitor::RunResults;
 
 pub use fmt::{fixed, round_sig};
+pub use isolation::{write_isolation, ISOLATION_HEADER};
 pub use metrics::{
     headline, link_rows, slowdown_by_size, BucketSlowdown, Headline, LinkRow, SizeBucket,
     SIZE_BUCKETS,
 };
-pub use isolation::{write_isolation, ISOLATION_HEADER};
 pub use report::report_html;
 pub use summary::{percentile_nearest_rank, summary_json};
 pub use tables::{

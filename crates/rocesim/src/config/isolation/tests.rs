@@ -40,7 +40,13 @@ fn a_valid_table_resolves_and_makes_the_cfq_priority_lossless() {
     assert_eq!(iso.table_age, Time::from_ms(2));
     assert_eq!(iso.cip, CipReliability::Ack);
     assert_eq!(iso.release_time, Time::from_us(50));
-    assert_eq!(iso.cfq[3], Some(Cfq { priority: 2, queue: 1 }));
+    assert_eq!(
+        iso.cfq[3],
+        Some(Cfq {
+            priority: 2,
+            queue: 1
+        })
+    );
     // The CFQ's priority is lossless (its class is) and maps to the CFQ's queue.
     assert_eq!(p.pfc_enable, (1 << 3) | (1 << 2));
     assert_eq!(p.tc_to_queue[2], 1);
@@ -62,13 +68,16 @@ fn bad_input_names_every_key_at_once() {
         "[switch]\npfc_enable = [3]\n[switch.isolation]\ntable_size = 0\n\
          cfq = { 3 = { priority = 6, queue = 0 }, 5 = { priority = 1, queue = 1 } }\n",
     );
-    let has = |key: &str, words: &str| {
-        e.iter()
-            .any(|(k, m)| k == key && m.contains(words))
-    };
-    assert!(has("switch.isolation.table_size", "at least one entry"), "{e:?}");
+    let has = |key: &str, words: &str| e.iter().any(|(k, m)| k == key && m.contains(words));
+    assert!(
+        has("switch.isolation.table_size", "at least one entry"),
+        "{e:?}"
+    );
     assert!(has("switch.isolation.cfq.3.priority", "DSCP 48"), "{e:?}");
-    assert!(has("switch.isolation.cfq.3.queue", "identity default"), "{e:?}");
+    assert!(
+        has("switch.isolation.cfq.3.queue", "identity default"),
+        "{e:?}"
+    );
     assert!(has("switch.isolation.cfq.5", "not lossless"), "{e:?}");
     assert_eq!(e.len(), 4, "{e:?}");
 }
