@@ -44,3 +44,26 @@ fn every_cip_mode_isolates_upstream_without_reordering() {
         assert!(on >= 0.9 * V_ALONE, "{mode}: {on}");
     }
 }
+
+#[test]
+fn share_and_dequeue_marking_identify_the_incast_too() {
+    for sets in [
+        &[
+            "switch.isolation.identify=share",
+            "switch.isolation.queue_threshold=50KB",
+        ][..],
+        &["switch.ecn.mark_on=dequeue"][..],
+    ] {
+        let all: Vec<&str> = sets
+            .iter()
+            .copied()
+            .chain(["sim.duration=500us", "sim.warmup=200us"])
+            .collect();
+        let (on, s) = victim_goodput(&all);
+        let iso = &s["isolation"];
+        // S2 isolates H1, H3 and H4; S1 isolates H1 on S2's CIP; V is never isolated.
+        assert_eq!(iso["isolated"], 4, "{sets:?}: {iso}");
+        assert_eq!(iso["out_of_order"], 0, "{sets:?}: {iso}");
+        assert!(on >= 0.9 * V_ALONE, "{sets:?}: {on}");
+    }
+}

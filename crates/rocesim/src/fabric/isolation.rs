@@ -368,6 +368,30 @@ impl Switch {
         }
     }
 
+    /// Entry `e` left queue `q` of `out` on priority `wire` and the marker may have just
+    /// marked it: with `identify = "ecn"`, a mark in a class queue isolates its flow.
+    pub(crate) fn iso_marked_on_dequeue(
+        &mut self,
+        e: &QEntry,
+        out: u16,
+        q: QueueId,
+        wire: Priority,
+        ctx: &mut Ctx,
+    ) {
+        let iso = self.isolation.as_deref().expect("isolation on");
+        let class = iso.class_of[wire.idx()];
+        let p = ctx.packets.get(e.pkt);
+        if iso.params.identify != Identify::Ecn
+            || iso.class_queue[class as usize] != q.0
+            || p.kind != PacketKind::Data
+            || p.ecn != ecn::CE
+        {
+            return;
+        }
+        let (flow, hash) = (p.flow, p.hash);
+        self.isolate(flow, hash, class, out, e.in_local, ctx);
+    }
+
     /// Isolate `flow` (class `class`) on egress `out`; tell the switch upstream of `inl`.
     fn isolate(&mut self, flow: u32, hash: u32, class: u8, out: u16, inl: u16, ctx: &mut Ctx) {
         let iso = self.isolation.as_deref_mut().expect("isolation on");

@@ -251,8 +251,13 @@ impl Switch {
             let mmu = &self.mmu;
             let pg_bytes = || mmu.pg_bytes(e.in_local as usize, e.tc);
             let (id, pause) = (port.id, &port.pause);
+            let iso = self.isolation.is_some();
+            let was_ce = iso && ctx.packets.get(e.pkt).ecn == crate::packet::ecn::CE;
             self.marker
                 .on_dequeue(id, q, &ecn, &e, depth, pause, pg_bytes, ctx);
+            if iso && !was_ce {
+                self.iso_marked_on_dequeue(&e, l, q, prio, ctx);
+            }
         }
         if e.int {
             let depth = self.mmu.queue_bytes(out, q);
