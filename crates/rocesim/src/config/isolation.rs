@@ -5,10 +5,10 @@ use serde_json::json;
 use toml::Value;
 
 use super::check::{at, Ctx};
-use super::declare::{Leaf, SubTable, TypeDoc};
+use super::declare::{Leaf, Store, SubTable, TypeDoc};
 use super::leaf::{choice, Bool, Int, Prob, Size, Tc, TimeV};
 use super::overlay::Origins;
-use crate::fabric::isolation_params::{Cfq, CipReliability, Identify};
+use crate::fabric::isolation_params::{Cfq, CipReliability, Identify, IsolationParams};
 use crate::fabric::params::SwitchParams;
 use crate::table;
 
@@ -109,39 +109,50 @@ impl Leaf for CfqMap {
     }
 }
 
-/// Apply `isolation` onto `p` (recording in `o` where the CFQs were given).
-pub fn apply(ctx: &mut Ctx, t: &Isolation, p: &mut SwitchParams, o: &mut Origins) {
-    let enabled = ctx.or(&t.enabled, true);
-    let mut q = p.isolation.unwrap_or_default();
-    let share = ctx.or(&t.share_threshold, 0.2);
-    if let (Some(id), Some(share)) = (ctx.get(&t.identify), share) {
-        q.identify = if id == "share" {
-            Identify::Share(share)
-        } else {
-            Identify::Ecn
-        };
-    } else if let (Identify::Share(_), Some(s)) = (q.identify, ctx.get(&t.share_threshold)) {
-        q.identify = Identify::Share(s);
-    }
-    ctx.set(&t.queue_threshold, |x| q.queue_threshold = x);
-    match ctx.get(&t.table_size) {
-        Some(0) => ctx.err(&t.table_size.key, "the flow table needs at least one entry"),
-        Some(n) => q.table_size = n as u32,
-        None => {}
-    }
-    ctx.set(&t.table_age, |x| q.table_age = x);
-    if let Some(map) = ctx.get(&t.cfq) {
-        q.cfq = [None; 8];
-        for (class, cfq, _) in map {
-            q.cfq[class as usize] = Some(cfq);
+impl Store<Option<IsolationParams>> for Isolation {
+    fn store(self, ctx: &mut Ctx, to: &mut Option<IsolationParams>) {
+        let t = &self;
+        let enabled = ctx.or(&t.enabled, true);
+        let mut q = to.unwrap_or_default();
+        let share = ctx.or(&t.share_threshold, 0.2);
+        if let (Some(id), Some(share)) = (ctx.get(&t.identify), share) {
+            q.identify = if id == "share" {
+                Identify::Share(share)
+            } else {
+                Identify::Ecn
+            };
+        } else if let (Identify::Share(_), Some(s)) = (q.identify, ctx.get(&t.share_threshold)) {
+            q.identify = Identify::Share(s);
         }
-    }
-    o.given(&[&t.cfq]);
-    ctx.set(&t.cip_reliability, |x| q.cip = x);
-    ctx.set(&t.release_threshold, |x| q.release_threshold = x);
-    ctx.set(&t.release_time, |x| q.release_time = x);
-    if let Some(on) = enabled {
-        p.isolation = on.then_some(q);
+        if let Some(x) = ctx.get(&t.queue_threshold) {
+            q.queue_threshold = x;
+        }
+        match ctx.get(&t.table_size) {
+            Some(0) => ctx.err(&t.table_size.key, "the flow table needs at least one entry"),
+            Some(n) => q.table_size = n as u32,
+            None => {}
+        }
+        if let Some(x) = ctx.get(&t.table_age) {
+            q.table_age = x;
+        }
+        if let Some(map) = ctx.get(&t.cfq) {
+            q.cfq = [None; 8];
+            for (class, cfq, _) in map {
+                q.cfq[class as usize] = Some(cfq);
+            }
+        }
+        if let Some(x) = ctx.get(&t.cip_reliability) {
+            q.cip = x;
+        }
+        if let Some(x) = ctx.get(&t.release_threshold) {
+            q.release_threshold = x;
+        }
+        if let Some(x) = ctx.get(&t.release_time) {
+            q.release_time = x;
+        }
+        if let Some(on) = enabled {
+            *to = on.then_some(q);
+        }
     }
 }
 

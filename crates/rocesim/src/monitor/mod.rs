@@ -6,6 +6,7 @@ pub mod counters;
 pub mod deadlock;
 pub mod failures;
 pub mod isolation;
+pub mod pingmesh;
 pub mod recorder;
 pub mod results;
 pub mod sampler;
