@@ -43,7 +43,7 @@ table! {
         table_age: TimeV,
         /// The CFQ of each isolating lossless class: `{ 3 = { priority = 2, queue = 2 } }`.
         /// No DSCP may map to the CFQ's priority or to a class whose queue is the CFQ's
-        /// queue. Required when isolation is on.
+        /// queue. Default: none (an error when isolation is on).
         cfq: CfqMap,
         /// `"repeat"`: 3 CIPs in a row; `"ack"`: a CIP every 10 µs until acknowledged;
         /// `"mark"`: a CIP every 10 µs until a packet of the flow arrives on the CFQ's
