@@ -15,6 +15,7 @@ pub mod declare;
 pub mod error;
 pub mod faults;
 pub mod flows;
+pub mod isolation;
 pub mod leaf;
 pub mod lists;
 pub mod memory;
@@ -44,6 +45,7 @@ pub mod sections {
     pub use super::cc::{Dcqcn, Dctcp, Hpcc, Rcm, Timely};
     pub use super::faults::KINDS as FAULT_KINDS;
     pub use super::flows::Flow;
+    pub use super::isolation::Isolation;
     pub use super::nic::{Nic, Rx};
     pub use super::sim::{Output, Sim};
     pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};
