@@ -12,8 +12,8 @@ pub enum FlowKind {
     RdmaRead,
     /// RDMA SEND.
     RdmaSend,
-    /// TCP (lossy class; later issue).
-    Tcp,
+    /// A TCP connection (lossy class) with its window algorithm (`nic/tcp/`).
+    Tcp(crate::nic::tcp::TcpCc),
 }
 
 /// The UDP source port of the flow at `index` when the scenario gives none: a deterministic
