@@ -5,10 +5,11 @@ use toml::Value;
 
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Table, V};
-use super::flows::Env;
+use super::flows::{Env, FlowKindV};
 use super::leaf::{choice, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
 use super::lists::{kinds_schema, Items, PodPair, Selector};
 use super::suggest;
+use super::tcp::TcpCcV;
 use crate::table;
 use crate::traffic::cdf::{Cdf, Sampling};
 use crate::traffic::workload::{self as wl, Workload};
@@ -56,8 +57,13 @@ table! {
         generator: GeneratorV,
         /// Master seed of the workload's random stream. Default: `sim.seed`.
         seed: Seed,
-        /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
+        /// DSCP of the generated flows. Default: `nic.dscp` of the sender; `0` for TCP.
         dscp: Dscp,
+        /// What the generated flows are, as a flow's `kind` (`"tcp"`: TCP connections).
+        /// Default: `"rdma_write"`.
+        flow_kind: FlowKindV,
+        /// TCP flows only: their window algorithm. Default: `tcp.cc`.
+        cc: TcpCcV,
     }
 }
 
@@ -83,8 +89,13 @@ table! {
         /// With `repeat` and no `count`: rounds start before this time.
         /// Default: `sim.duration`.
         until: TimeV,
-        /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
+        /// DSCP of the generated flows. Default: `nic.dscp` of the sender; `0` for TCP.
         dscp: Dscp,
+        /// What the generated flows are, as a flow's `kind` (`"tcp"`: TCP connections).
+        /// Default: `"rdma_write"`.
+        flow_kind: FlowKindV,
+        /// TCP flows only: their window algorithm. Default: `tcp.cc`.
+        cc: TcpCcV,
     }
 }
 
@@ -102,8 +113,13 @@ table! {
         at: TimeV,
         /// `permutation` only: master seed of the random stream. Default: `sim.seed`.
         seed: Seed,
-        /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
+        /// DSCP of the generated flows. Default: `nic.dscp` of the sender; `0` for TCP.
         dscp: Dscp,
+        /// What the generated flows are, as a flow's `kind` (`"tcp"`: TCP connections).
+        /// Default: `"rdma_write"`.
+        flow_kind: FlowKindV,
+        /// TCP flows only: their window algorithm. Default: `tcp.cc`.
+        cc: TcpCcV,
     }
 }
 
@@ -125,8 +141,13 @@ table! {
         at: TimeV,
         /// Master seed of the random stream (source ports). Default: `sim.seed`.
         seed: Seed,
-        /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
+        /// DSCP of the generated flows. Default: `nic.dscp` of the sender; `0` for TCP.
         dscp: Dscp,
+        /// What the generated flows are, as a flow's `kind` (`"tcp"`: TCP connections).
+        /// Default: `"rdma_write"`.
+        flow_kind: FlowKindV,
+        /// TCP flows only: their window algorithm. Default: `tcp.cc`.
+        cc: TcpCcV,
     }
 }
 
@@ -398,17 +419,33 @@ pub fn flows(
         "tor_to_tor" => ctx.with(&v, p, |c, t| tor_to_tor(c, t, env)),
         _ => ctx.with(&v, p, |c, t| storage_read(c, env, t)),
     };
+    let flow_kind = ctx.get(&V::<FlowKindV>::of(t.get("flow_kind"), p, "flow_kind"));
+    let cc = ctx.get(&V::<TcpCcV>::of(t.get("cc"), p, "cc"));
+    let flow_kind = env.kind_with_cc(
+        ctx,
+        flow_kind.unwrap_or(crate::traffic::FlowKind::RdmaWrite),
+        cc,
+        &at(p, "cc"),
+    );
+    let tcp = matches!(flow_kind, Some(crate::traffic::FlowKind::Tcp(_)));
     let dscp_given = V::<Dscp>::of(t.get("dscp"), p, "dscp");
     let given = ctx.get(&dscp_given);
-    let dscp = move |src: u32| given.unwrap_or_else(|| env.dscp_of(src));
+    let dscp = move |src: u32| given.unwrap_or_else(|| if tcp { 0 } else { env.dscp_of(src) });
     let e = wl::Env {
         topo: env.topology?,
         index: index as u64,
         dscp: &dscp,
         duration: env.duration,
     };
-    match wl::expand(&w?, &e) {
-        Ok(f) => Some(f),
+    let w = w?;
+    match wl::expand(&w, &e) {
+        Ok(mut f) => {
+            let kind = flow_kind?;
+            if t.contains_key("flow_kind") {
+                f.iter_mut().for_each(|x| x.kind = kind);
+            }
+            Some(f)
+        }
         Err((key, msg)) => {
             if !msg.is_empty() {
                 ctx.err(at(p, key), msg);
