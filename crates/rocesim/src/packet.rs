@@ -107,6 +107,9 @@ pub mod flags {
     pub const INT_ECHO: u8 = 2;
     /// An ACK echoing a CE mark on the data packet it acknowledges (DCTCP).
     pub const ECN_ECHO: u8 = 4;
+    /// A TCP duplicate ACK carrying a SACK block (RFC 2018): `aux` is the out-of-order
+    /// segment that triggered it, instead of a timestamp echo.
+    pub const SACK: u8 = 8;
 }
 
 impl Packet {

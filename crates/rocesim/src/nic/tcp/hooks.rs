@@ -20,7 +20,8 @@ impl Nic {
         if ce {
             c.ecn_marked = c.ecn_marked.saturating_add(1);
         }
-        match rx.on_segment(&mut r.rq.expected, pkt.psn) {
+        let arrival = rx.on_segment(&mut r.rq.expected, pkt.psn);
+        match arrival {
             Arrival::InOrder(n) => {
                 // Every segment carries one MSS but the flow's last, which may be shorter.
                 let mut bytes = n as u64 * rx.mss as u64;
@@ -35,14 +36,16 @@ impl Nic {
                 ctx.monitor.flows[f].c.discarded += pkt.payload as u64;
             }
         }
+        // An out-of-order segment is reported in the ACK's first SACK block (RFC 2018).
+        let sack = arrival == Arrival::OutOfOrder;
         let ctl = Control {
             kind: PacketKind::Ack,
             psn: r.rq.expected.wrapping_sub(1),
             wire: TCP_ACK_WIRE,
             dscp: r.dscp,
             tc: r.tc,
-            flags: if ce { flags::ECN_ECHO } else { 0 },
-            aux: pkt.aux,
+            flags: if ce { flags::ECN_ECHO } else { 0 } | if sack { flags::SACK } else { 0 },
+            aux: if sack { pkt.psn } else { pkt.aux },
         };
         self.send_control(slot, ctl, ctx);
     }
@@ -65,15 +68,19 @@ impl Nic {
         };
         let ackno = ack.psn.wrapping_add(1);
         let ece = ack.flags & flags::ECN_ECHO != 0;
-        let kind = t.on_cumulative_ack(ackno, ece, now, since_stamp(now, ack.aux), &mut s);
+        let kind = if ack.flags & flags::SACK != 0 {
+            t.on_sack(ackno, ack.aux, ece, now, &mut s)
+        } else {
+            t.on_cumulative_ack(ackno, ece, now, since_stamp(now, ack.aux), &mut s)
+        };
         r.rto = t.rtt.rto();
         match kind {
-            AckKind::New => sq.last_progress = now,
+            AckKind::New | AckKind::Partial(true) => sq.last_progress = now,
             AckKind::FastRetransmit => {
                 let c = &mut ctx.monitor.flows[ack.flow as usize].c;
                 c.fast_retransmits = c.fast_retransmits.saturating_add(1);
             }
-            AckKind::Duplicate | AckKind::Old => {}
+            AckKind::Partial(false) | AckKind::Duplicate | AckKind::Old => {}
         }
         if sq.snd_una >= sq.npkts {
             sq.done = true;

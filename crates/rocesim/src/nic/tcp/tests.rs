@@ -187,3 +187,35 @@ fn tcp_and_roce_share_the_wire_by_dwrr_weights() {
     let total = (tcp + roce) * 8.0 / 15e-3 / 10e9;
     assert!(total > 0.99, "port utilisation {total}");
 }
+
+#[test]
+fn several_drops_in_one_window_are_repaired_in_one_recovery() {
+    // 50 us links: an RTT of 200 us holds ~160 frames of 1.2304 us at 10G. Every 20th data
+    // packet toward the receiver is lost for 100 us (at most 81 frames: 3 or 4 drops, all in
+    // flight at once). The duplicate ACKs' SACK blocks
+    // (RFC 2018) name what arrived, so one recovery episode resends exactly the holes: one
+    // fast retransmit, no timeout, one retransmission per drop.
+    let mut sc = scenario(
+        star(2, Rate::gbps(10), Time::from_us(50)),
+        Time::from_ms(100),
+    );
+    sc.flows
+        .push(tcp_flow(0, 1, Some(8_000_000), Time::ZERO, TcpCc::NewReno));
+    sc.faults.push(FaultSpec {
+        kind: FaultKind::Loss {
+            link: 1,
+            from_a: Some(false),
+            every: Some(20),
+            probability: None,
+        },
+        at: Time::from_ms(3),
+        until: Some(Time::from_us(3100)),
+    });
+    let r = run(sc);
+    let (f, t) = (&r.flows[0], &r.tcp[0]);
+    let drops = f.dropped_bytes / 1460;
+    assert!((3..=4).contains(&drops), "{drops} drops");
+    assert_eq!((t.fast_retransmits, t.timeouts), (1, 0));
+    assert_eq!(t.retx_packets, drops);
+    assert_eq!(f.bytes_delivered, 8_000_000);
+}
