@@ -32,9 +32,17 @@ table! {
 /// Check `[tcp]` and resolve its parameters.
 pub fn resolve(ctx: &mut Ctx, t: &Tcp) -> TcpParams {
     let mut p = TcpParams::default();
-    ctx.set(&t.mss, |x| p.mss = x as u32);
-    ctx.set(&t.rto_min, |x| p.rto_min = x);
-    ctx.set(&t.cc, |x| p.cc = x);
-    ctx.set(&t.dctcp_g, |x| p.dctcp_g = x);
+    if let Some(x) = ctx.get(&t.mss) {
+        p.mss = x as u32;
+    }
+    if let Some(x) = ctx.get(&t.rto_min) {
+        p.rto_min = x;
+    }
+    if let Some(x) = ctx.get(&t.cc) {
+        p.cc = x;
+    }
+    if let Some(x) = ctx.get(&t.dctcp_g) {
+        p.dctcp_g = x;
+    }
     p
 }

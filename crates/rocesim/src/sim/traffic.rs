@@ -70,10 +70,7 @@ impl Sim {
     /// flow: its connection, segments of `tcp.mss` in TCP/IPv4 frames).
     fn open_qp(&self, f: u32, now: Time) -> (Requester, Responder) {
         let spec = &self.scenario.flows[f as usize];
-        let (snic, dnic) = (
-            &self.scenario.nics[spec.src as usize],
-            &self.scenario.nics[spec.dst as usize],
-        );
+        let snic = &self.scenario.nics[spec.src as usize];
         let tcp = match spec.kind {
             FlowKind::Tcp(cc) => Some(cc),
             _ => None,
@@ -146,7 +143,27 @@ impl Sim {
             },
         };
         let last = (size - (npkts as u64 - 1) * mtu as u64) as u32;
-        let responder = Responder {
+        let tcp_rx = tcp.map(|_| Box::new(TcpReceiver::new(mtu, last.min(mtu))));
+        let responder = self.responder_of(f, npkts, tc, hash, tcp_rx);
+        (requester, responder)
+    }
+
+    /// The responder side of flow `f` (`npkts` packets, data TC `tc`, ECMP hash `hash`, a TCP
+    /// connection's reassembly state if it is one).
+    fn responder_of(
+        &self,
+        f: u32,
+        npkts: u32,
+        tc: u8,
+        hash: u32,
+        tcp: Option<Box<TcpReceiver>>,
+    ) -> Responder {
+        let spec = &self.scenario.flows[f as usize];
+        let (snic, dnic) = (
+            &self.scenario.nics[spec.src as usize],
+            &self.scenario.nics[spec.dst as usize],
+        );
+        Responder {
             flow: f,
             src: spec.src,
             hash,
@@ -164,9 +181,8 @@ impl Sim {
             cnp_tc: dnic.dscp_to_tc[(dnic.cnp_dscp & 63) as usize],
             cnp_gap: dnic.min_time_between_cnps,
             overhead: dnic.frame_overhead,
-            tcp: tcp.map(|_| Box::new(TcpReceiver::new(mtu, last.min(mtu)))),
-        };
-        (requester, responder)
+            tcp,
+        }
     }
 
     /// Flows completed during the last event: count them and start their dependents.
