@@ -17,6 +17,7 @@ pub mod faults;
 pub mod flows;
 pub mod leaf;
 pub mod lists;
+pub mod memory;
 pub mod nic;
 pub mod overlay;
 pub mod overrides;
@@ -177,7 +178,7 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
     let faults = faults::parse(ctx, &fault_t, topology.as_ref(), duration);
     let output_t = ctx.get(&file.output).unwrap_or_default();
     let output = sim::output(ctx, &output_t, &name);
-    Some(Scenario {
+    let scenario = Scenario {
         name,
         sim: sim?,
         topology: topology?,
@@ -187,7 +188,9 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         faults: faults?,
         output: output?,
         tcp,
-    })
+    };
+    memory::check(ctx, &scenario);
+    Some(scenario)
 }
 
 /// Load a scenario from its text. `file_name` names it in errors and gives the scenario name
