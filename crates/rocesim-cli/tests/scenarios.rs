@@ -824,6 +824,49 @@ fn topo_prints_links_and_headroom() {
     assert!(out.contains("sw0 port 0 (→h0): "), "{out}");
 }
 
+/// Storage and TCP goodput (Gb/s) of a LinkedIn run, and the drops at sw0 per priority.
+fn storage_tcp_drops(dir: &Path) -> (f64, f64, [u64; 8]) {
+    let tcp: Vec<f64> = column(dir, "tcp_flows.csv", "flow_id");
+    let ids = column(dir, "flows.csv", "flow_id");
+    let goodput = column(dir, "flows.csv", "goodput_gbps");
+    let (mut storage, mut t) = (0.0, 0.0);
+    for (id, g) in ids.iter().zip(&goodput) {
+        if tcp.contains(id) {
+            t += g;
+        } else {
+            storage += g;
+        }
+    }
+    let rows = read_csv(&dir.join("ports.csv"));
+    let col = |n: &str| rows[0].iter().position(|c| c == n).unwrap();
+    let (node, prio, drops) = (col("node"), col("prio"), col("drops"));
+    let mut d = [0u64; 8];
+    for r in rows[1..].iter().filter(|r| r[node] == "sw0") {
+        d[r[prio].parse::<usize>().unwrap()] += r[drops].parse::<u64>().unwrap();
+    }
+    (storage, t, d)
+}
+
+/// The seed's qualification test (LinkedIn, "Scaling storage in the datacenter with RoCE"):
+/// with the RoCE QoS and DWRR weights 8 (queue 3) : 3 (queue 0), the client's 25G link splits
+/// 8/11 and 3/11 of the wire: 18.2 Gb/s of wire is 18.2 × 1024/1106 = 16.8 Gb/s of storage,
+/// 6.8 Gb/s of wire 6.8 × 1460/1538 = 6.5 Gb/s of TCP (the seed: ~17 and 6–7), and lossless
+/// queue 3 never drops while the TCP queue does. Without the QoS everything shares queue 0,
+/// which drops.
+#[test]
+fn linkedin_storage_qualification() {
+    let dir = run_file("scenarios/linkedin-storage.toml", &[]);
+    let (storage, tcp, drops) = storage_tcp_drops(dir.path());
+    assert!((storage - 17.0).abs() <= 2.0, "storage {storage} Gb/s");
+    assert!((4.0..=9.0).contains(&tcp), "TCP {tcp} Gb/s");
+    assert_eq!(drops[3], 0, "no drop in the RoCE queue");
+    assert_eq!(summary(dir.path())["drops"]["lossless"], 0);
+    let dir = run_file("scenarios/linkedin-storage-noqos.toml", &[]);
+    let (_, _, drops) = storage_tcp_drops(dir.path());
+    assert!(drops[0] > 0, "queue 0 drops without the QoS");
+    assert_eq!(drops.iter().skip(1).sum::<u64>(), 0, "{drops:?}");
+}
+
 /// The `dc` level's (p99, p99.9) RTT of a pingmesh run, ns.
 fn pingmesh_dc(dir: &Path) -> (f64, f64) {
     let s = summary(dir);

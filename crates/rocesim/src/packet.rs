@@ -18,6 +18,12 @@ pub const ACK_WIRE: u32 = 86;
 pub const CNP_WIRE: u32 = 98;
 /// A PFC frame on the wire: minimum frame 64 + 20.
 pub const PFC_WIRE: u32 = 84;
+/// Bytes a TCP/IPv4 data frame adds to its payload on the wire: preamble+SFD 8, inter-frame
+/// gap 12, Ethernet 14, FCS 4, IPv4 20, TCP 20 (no options).
+pub const TCP_OVERHEAD: u32 = 78;
+/// A pure TCP ACK on the wire: its 58 bytes of headers are padded to the 64-byte minimum
+/// frame, plus 20 of preamble and gap.
+pub const TCP_ACK_WIRE: u32 = 84;
 /// The RoCEv2 UDP destination port.
 pub const ROCEV2_UDP_PORT: u16 = 4791;
 
@@ -110,6 +116,9 @@ pub mod flags {
     /// A data packet sent for the first time (not a retransmission): receivers count such a
     /// packet arriving below a PSN already received as delivered out of order.
     pub const FIRST_TX: u8 = 16;
+    /// A TCP duplicate ACK carrying a SACK block (RFC 2018): `aux` is the out-of-order
+    /// segment that triggered it, instead of a timestamp echo.
+    pub const SACK: u8 = 32;
 }
 
 impl Packet {
@@ -141,6 +150,8 @@ pub struct FrameOverhead(pub u32);
 impl FrameOverhead {
     /// RoCEv2 over IPv4 as SCENARIO.md counts it: 82 bytes.
     pub const ROCEV2: FrameOverhead = FrameOverhead(DATA_OVERHEAD);
+    /// TCP over IPv4 without options: 78 bytes ([`TCP_OVERHEAD`]).
+    pub const TCP: FrameOverhead = FrameOverhead(TCP_OVERHEAD);
 
     /// Wire size of a data frame with `payload` bytes; `first` adds the RETH of a WRITE.
     #[inline]
@@ -182,5 +193,8 @@ mod tests {
         assert_eq!((ns3.data(1000, false), ns3.data(1000, true)), (1048, 1064));
         assert_eq!((ns3.ack(), ns3.cnp()), (52, 64));
         assert!(std::mem::size_of::<Packet>() <= 32);
+        // A full TCP segment: 1460 + 20 + 20 + 14 + 4 + 8 + 12 = 1538 bytes on the wire.
+        assert_eq!(FrameOverhead::TCP.data(1460, false), 1538);
+        assert_eq!(TCP_ACK_WIRE, 64 + WIRE_GAP);
     }
 }

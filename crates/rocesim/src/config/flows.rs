@@ -9,16 +9,18 @@ use super::declare::{Leaf, V};
 use super::leaf::{choice, Dscp, FlowSize, Int, RateV, Str, TimeV};
 use super::lists::Items;
 use super::suggest;
+use super::tcp::TcpCcV;
 use super::workload;
 use crate::nic::params::NicParams;
+use crate::nic::tcp::TcpCc;
 use crate::table;
 use crate::topology::Topology;
 use crate::traffic::{FlowKind, FlowSpec};
 use crate::units::Time;
 
-choice!(/// The RDMA operation of a flow.
+choice!(/// The operation of a flow (the TCP algorithm is set after, from `cc`).
     FlowKindV -> FlowKind { "rdma_write" => FlowKind::RdmaWrite, "rdma_read" => FlowKind::RdmaRead,
-        "rdma_send" => FlowKind::RdmaSend } later ["tcp"]);
+        "rdma_send" => FlowKind::RdmaSend, "tcp" => FlowKind::Tcp(TcpCc::Cubic) });
 
 table! {
     /// `[[flow]]`: one RDMA message (or a long-lived stream) on its own queue pair.
@@ -31,10 +33,14 @@ table! {
         size: FlowSize,
         /// When the sender posts the message. Default: `"0us"`.
         start: TimeV,
-        /// DSCP of its data packets. Default: `nic.dscp` of `src`.
+        /// DSCP of its data packets. Default: `nic.dscp` of `src`; `0` for TCP flows.
         dscp: Dscp,
-        /// Operation; `tcp`: not supported yet. Default: `"rdma_write"`.
+        /// Operation: an RDMA WRITE, READ or SEND on its own QP, or a TCP connection (see
+        /// `[tcp]`). Default: `"rdma_write"`.
         kind: FlowKindV,
+        /// TCP flows only: window algorithm, `newreno`, `cubic` or `dctcp`.
+        /// Default: `tcp.cc`.
+        cc: TcpCcV,
         /// Pacing: the sender never exceeds this rate. Default: none.
         rate: RateV,
         /// Name in results; unique. Default: the flow id.
@@ -99,6 +105,8 @@ pub struct Env<'a> {
     pub duration: Option<Time>,
     /// `sim.seed`.
     pub seed: u64,
+    /// `tcp.cc`: the window algorithm of TCP flows that name none.
+    pub tcp_cc: TcpCc,
 }
 
 impl Env<'_> {
@@ -111,6 +119,24 @@ impl Env<'_> {
                 ctx.err(&f.key, e);
                 None
             }
+        }
+    }
+    /// The kind of a flow with operation `kind` and TCP algorithm `cc` (at key `key`), or
+    /// an error when `cc` is given for an RDMA flow.
+    pub fn kind_with_cc(
+        &self,
+        ctx: &mut Ctx,
+        kind: FlowKind,
+        cc: Option<TcpCc>,
+        key: &str,
+    ) -> Option<FlowKind> {
+        match (kind, cc) {
+            (FlowKind::Tcp(_), c) => Some(FlowKind::Tcp(c.unwrap_or(self.tcp_cc))),
+            (_, Some(_)) => {
+                ctx.err(key, "`cc` applies only to TCP flows (kind = \"tcp\")");
+                None
+            }
+            (k, None) => Some(k),
         }
     }
     /// The default DSCP of flows from `host`: its `nic.dscp`.
@@ -128,6 +154,8 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
     let size = ctx.req(&t.size, "\"inf\" or a size like \"1MB\"");
     let (start, dscp) = (ctx.or(&t.start, Time::ZERO), ctx.get(&t.dscp));
     let kind = ctx.or(&t.kind, FlowKind::RdmaWrite);
+    let cc = ctx.get(&t.cc);
+    let kind = kind.and_then(|k| env.kind_with_cc(ctx, k, cc, &t.cc.key));
     let (rate_limit, sport) = (ctx.get(&t.rate), ctx.get(&t.sport).map(|x| x as u16));
     if let (Some(s), Some(d)) = (&src_name, &dst_name) {
         if s == d {
@@ -145,7 +173,10 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
         dst: dst?,
         size: size?,
         start: start?,
-        dscp: dscp.unwrap_or_else(|| env.dscp_of(src)),
+        dscp: dscp.unwrap_or_else(|| match kind {
+            Some(FlowKind::Tcp(_)) => 0,
+            _ => env.dscp_of(src),
+        }),
         kind: kind?,
         rate_limit,
         sport: sport.unwrap_or(0),

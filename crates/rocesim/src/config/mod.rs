@@ -27,6 +27,7 @@ pub mod schema;
 pub mod sim;
 pub mod suggest;
 pub mod switch;
+pub mod tcp;
 pub mod topo;
 pub mod workload;
 
@@ -49,6 +50,7 @@ pub mod sections {
     pub use super::nic::{Nic, Rx};
     pub use super::sim::{Output, Sim};
     pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};
+    pub use super::tcp::Tcp;
     pub use super::topo::KINDS as TOPOLOGY_KINDS;
     pub use super::workload::KINDS as WORKLOAD_KINDS;
     pub use super::ScenarioFile;
@@ -66,6 +68,8 @@ crate::table! {
         switch: switch::Switch,
         /// Defaults for every host NIC, with per-host overrides. Default: see `[nic]`.
         nic: nic::Nic,
+        /// TCP flows' parameters. Default: see `[tcp]`.
+        tcp: tcp::Tcp,
         /// Explicit flows. Default: none.
         flow: Tables<flows::FlowItems>,
         /// Generated traffic. Default: none.
@@ -154,7 +158,10 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         s.ecmp_hash = ecmp_hash;
     }
     let duration = sim.as_ref().map(|s| s.duration);
+    let tcp_t = ctx.get(&file.tcp).unwrap_or_default();
+    let tcp = tcp::resolve(ctx, &tcp_t);
     let env = flows::Env {
+        tcp_cc: tcp.cc,
         hosts: topology.as_ref().map(flows::Hosts::new),
         nics: nics.per_host.as_deref(),
         base_dir,
@@ -182,6 +189,7 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         flows: flows?,
         faults: faults?,
         output: output?,
+        tcp,
     };
     memory::check(ctx, &scenario);
     Some(scenario)

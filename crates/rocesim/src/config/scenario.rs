@@ -78,4 +78,6 @@ pub struct Scenario {
     pub faults: Vec<FaultSpec>,
     /// Output settings.
     pub output: OutputParams,
+    /// Parameters of the TCP flows.
+    pub tcp: crate::nic::tcp::TcpParams,
 }

@@ -6,10 +6,11 @@ use toml::Value;
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Table, V};
 use super::declare::{Leaf, SubTable, TypeDoc};
-use super::flows::Env;
+use super::flows::{Env, FlowKindV};
 use super::leaf::{choice, leaf, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
 use super::lists::{kinds_schema, Items, PodPair, Selector};
 use super::suggest;
+use super::tcp::TcpCcV;
 use crate::table;
 use crate::traffic::cdf::{Cdf, Sampling};
 use crate::traffic::generators::{self, PingLevel};
@@ -58,13 +59,18 @@ table! {
         generator: GeneratorV,
         /// Master seed of the workload's random stream. Default: `sim.seed`.
         seed: Seed,
-        /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
+        /// DSCP of the generated flows. Default: `nic.dscp` of the sender; `0` for TCP.
         dscp: Dscp,
         /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
         /// it to a higher lossless class). Default: none (they use `dscp`).
         small_flow_dscp: Dscp,
         /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
         small_flow_size: Size,
+        /// What the generated flows are, as a flow's `kind` (`"tcp"`: TCP connections).
+        /// Default: `"rdma_write"`.
+        flow_kind: FlowKindV,
+        /// TCP flows only: their window algorithm. Default: `tcp.cc`.
+        cc: TcpCcV,
     }
 }
 
@@ -90,13 +96,18 @@ table! {
         /// With `repeat` and no `count`: rounds start before this time.
         /// Default: `sim.duration`.
         until: TimeV,
-        /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
+        /// DSCP of the generated flows. Default: `nic.dscp` of the sender; `0` for TCP.
         dscp: Dscp,
         /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
         /// it to a higher lossless class). Default: none (they use `dscp`).
         small_flow_dscp: Dscp,
         /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
         small_flow_size: Size,
+        /// What the generated flows are, as a flow's `kind` (`"tcp"`: TCP connections).
+        /// Default: `"rdma_write"`.
+        flow_kind: FlowKindV,
+        /// TCP flows only: their window algorithm. Default: `tcp.cc`.
+        cc: TcpCcV,
     }
 }
 
@@ -114,13 +125,18 @@ table! {
         at: TimeV,
         /// `permutation` only: master seed of the random stream. Default: `sim.seed`.
         seed: Seed,
-        /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
+        /// DSCP of the generated flows. Default: `nic.dscp` of the sender; `0` for TCP.
         dscp: Dscp,
         /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
         /// it to a higher lossless class). Default: none (they use `dscp`).
         small_flow_dscp: Dscp,
         /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
         small_flow_size: Size,
+        /// What the generated flows are, as a flow's `kind` (`"tcp"`: TCP connections).
+        /// Default: `"rdma_write"`.
+        flow_kind: FlowKindV,
+        /// TCP flows only: their window algorithm. Default: `tcp.cc`.
+        cc: TcpCcV,
     }
 }
 
@@ -142,13 +158,18 @@ table! {
         at: TimeV,
         /// Master seed of the random stream (source ports). Default: `sim.seed`.
         seed: Seed,
-        /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
+        /// DSCP of the generated flows. Default: `nic.dscp` of the sender; `0` for TCP.
         dscp: Dscp,
         /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
         /// it to a higher lossless class). Default: none (they use `dscp`).
         small_flow_dscp: Dscp,
         /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
         small_flow_size: Size,
+        /// What the generated flows are, as a flow's `kind` (`"tcp"`: TCP connections).
+        /// Default: `"rdma_write"`.
+        flow_kind: FlowKindV,
+        /// TCP flows only: their window algorithm. Default: `tcp.cc`.
+        cc: TcpCcV,
     }
 }
 
@@ -532,9 +553,18 @@ pub fn flows(
         "pingmesh" => ctx.with(&v, p, |c, t| pingmesh(c, env, t)),
         _ => ctx.with(&v, p, |c, t| storage_read(c, env, t)),
     };
+    let flow_kind = ctx.get(&V::<FlowKindV>::of(t.get("flow_kind"), p, "flow_kind"));
+    let cc = ctx.get(&V::<TcpCcV>::of(t.get("cc"), p, "cc"));
+    let flow_kind = env.kind_with_cc(
+        ctx,
+        flow_kind.unwrap_or(crate::traffic::FlowKind::RdmaWrite),
+        cc,
+        &at(p, "cc"),
+    );
+    let tcp = matches!(flow_kind, Some(crate::traffic::FlowKind::Tcp(_)));
     let dscp_given = V::<Dscp>::of(t.get("dscp"), p, "dscp");
     let given = ctx.get(&dscp_given);
-    let dscp = move |src: u32| given.unwrap_or_else(|| env.dscp_of(src));
+    let dscp = move |src: u32| given.unwrap_or_else(|| if tcp { 0 } else { env.dscp_of(src) });
     let e = wl::Env {
         topo: env.topology?,
         index: index as u64,
@@ -545,8 +575,13 @@ pub fn flows(
     let small_size = V::<Size>::of(t.get("small_flow_size"), p, "small_flow_size");
     let small = ctx.get(&small_dscp);
     let limit = ctx.or(&small_size, Bytes(100_000))?;
-    match wl::expand(&w?, &e) {
+    let w = w?;
+    match wl::expand(&w, &e) {
         Ok(mut f) => {
+            let kind = flow_kind?;
+            if t.contains_key("flow_kind") {
+                f.iter_mut().for_each(|x| x.kind = kind);
+            }
             if let Some(d) = small {
                 small_flows_dscp(&mut f, limit, d);
             }

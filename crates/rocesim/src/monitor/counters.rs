@@ -44,6 +44,10 @@ pub struct FlowCounters {
     pub cnp_rx: u32,
     /// CE-marked packets received.
     pub ecn_marked: u32,
+    /// TCP: fast retransmissions (third duplicate ACK).
+    pub fast_retransmits: u32,
+    /// TCP: retransmission timeouts.
+    pub timeouts: u32,
 }
 
 /// Counters of one egress queue of one port (a per-queue mechanism: ECN marks at its

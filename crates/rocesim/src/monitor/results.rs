@@ -183,6 +183,25 @@ pub struct QueueSample {
     pub bytes: u64,
 }
 
+/// One TCP flow's loss recovery (tcp_flows.csv; only runs with TCP flows have any).
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct TcpFlowResult {
+    /// Flow index.
+    pub flow_id: u32,
+    /// Name from the scenario, or the id as text.
+    pub name: String,
+    /// Window algorithm (`newreno`, `cubic`, `dctcp`).
+    pub cc: String,
+    /// Goodput over the statistics window, Gb/s of payload.
+    pub goodput_gbps: f64,
+    /// Segments retransmitted (fast retransmit, partial ACKs and after timeouts).
+    pub retx_packets: u64,
+    /// Fast retransmissions (three duplicate ACKs).
+    pub fast_retransmits: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+}
+
 /// Everything a run reports.
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct RunResults {
@@ -209,6 +228,8 @@ pub struct RunResults {
     pub stopped_by: Option<String>,
     /// Per flow.
     pub flows: Vec<FlowResult>,
+    /// Per TCP flow: loss recovery (empty without TCP flows).
+    pub tcp: Vec<TcpFlowResult>,
     /// Per (node, port, priority).
     pub ports: Vec<PortRow>,
     /// Per-(node, port, queue) counters, for queues that held or marked a packet.

@@ -1,6 +1,7 @@
 //! The RDMA NIC: the `Nic` component (`device`), its QP scheduler (`sender`), requester and
 //! responder sides of the transport, congestion control (`cc/`, one file per algorithm), the
-//! receive pipeline, the storm guard, and the connection table.
+//! receive pipeline, the storm guard, the connection table, and TCP for the lossy classes
+//! (`tcp/`).
 
 pub mod cc;
 pub mod conn;
@@ -16,5 +17,6 @@ pub mod requester;
 pub mod responder;
 pub mod rx_pipeline;
 pub mod sender;
+pub mod tcp;
 pub mod transport;
 pub mod watchdog;

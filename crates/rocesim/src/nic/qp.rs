@@ -142,6 +142,8 @@ pub struct Responder {
     pub cnp_gap: Time,
     /// The receiving NIC's frame overhead (its ACKs and CNPs).
     pub overhead: crate::packet::FrameOverhead,
+    /// A TCP connection's reassembly state (`None` for an RDMA QP).
+    pub tcp: Option<Box<super::tcp::TcpReceiver>>,
 }
 
 /// QP slots of one NIC: a vector with a free list, so that a completed flow's slot is reused

@@ -34,6 +34,9 @@ impl Nic {
             return;
         };
         let r = self.senders.get_mut(slot).expect("live QP");
+        if r.sq.cc.is_tcp() {
+            return self.on_tcp_ack(slot, ack, ctx);
+        }
         let before = r.sq.snd_una;
         let done = transport::on_ack(&mut r.sq, ack.psn, now);
         if !r.has_cc {
@@ -97,7 +100,7 @@ impl Nic {
 
     /// Every packet of QP `slot` is acknowledged: it leaves the round robin and the world is
     /// told (it starts dependent flows and closes the responder).
-    fn complete(&mut self, slot: u32, ctx: &mut Ctx) {
+    pub(crate) fn complete(&mut self, slot: u32, ctx: &mut Ctx) {
         let r = self.senders.get_mut(slot).expect("live QP");
         r.state = QpState::Done;
         let f = r.flow;
@@ -121,6 +124,9 @@ impl Nic {
         }
         let deadline = sq.last_progress + r.rto;
         if now >= deadline {
+            if sq.cc.is_tcp() {
+                return self.on_tcp_timeout(slot, ctx);
+            }
             transport::on_timeout(sq, now);
             self.settle(slot, now);
             self.try_send(ctx);

@@ -10,14 +10,14 @@ use crate::ids::{FlowId, Priority, QueueId};
 use crate::packet::{ecn, flags, Packet, PacketKind};
 
 /// A control packet to send back to a flow's requester.
-struct Control {
-    kind: PacketKind,
-    psn: u32,
-    wire: u32,
-    dscp: u8,
-    tc: u8,
-    flags: u8,
-    aux: u32,
+pub(crate) struct Control {
+    pub kind: PacketKind,
+    pub psn: u32,
+    pub wire: u32,
+    pub dscp: u8,
+    pub tc: u8,
+    pub flags: u8,
+    pub aux: u32,
 }
 
 impl Nic {
@@ -40,6 +40,9 @@ impl Nic {
             } else {
                 r.rq.first_tx_end = pkt.psn + 1;
             }
+        }
+        if r.tcp.is_some() {
+            return self.on_tcp_data(slot, pkt, ctx);
         }
         let c = &mut ctx.monitor.flows[f as usize].c;
         let ce = pkt.ecn == ecn::CE;
@@ -125,7 +128,7 @@ impl Nic {
     }
 
     /// Queue a control packet of responder `slot` toward its requester.
-    fn send_control(&mut self, slot: u32, c: Control, ctx: &mut Ctx) {
+    pub(crate) fn send_control(&mut self, slot: u32, c: Control, ctx: &mut Ctx) {
         let r = self.responders.get(slot).expect("live QP");
         let reply = Packet {
             kind: c.kind,

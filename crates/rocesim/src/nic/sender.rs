@@ -2,6 +2,7 @@
 //! for one that may send now (data left, its priority not paused, its rate limiter and
 //! congestion window permitting), and build that QP's next data packet.
 
+use super::cc::CcState;
 use super::device::Nic;
 use super::qp_state::QpState;
 use crate::engine::{Ctx, Event};
@@ -51,7 +52,8 @@ impl Nic {
         let psn = sq.next_psn;
         sq.next_psn += 1;
         let payload = sq.payload_of(psn);
-        let wire = r.overhead.data(payload, psn == 0) + r.int_bytes;
+        let tcp = sq.cc.is_tcp();
+        let wire = r.overhead.data(payload, psn == 0 && !tcp) + r.int_bytes;
         let c = &mut ctx.monitor.flows[f as usize].c;
         let first = psn >= sq.max_sent;
         if first {
@@ -73,7 +75,7 @@ impl Nic {
         let mut pkt = Packet {
             kind: PacketKind::Data,
             dscp: r.dscp,
-            ecn: ecn::ECT0,
+            ecn: if sq.cc.ect() { ecn::ECT0 } else { ecn::NOT_ECT },
             ttl: r.ttl,
             dst: r.dst,
             flow: f,
@@ -86,6 +88,9 @@ impl Nic {
             int_hops: 0,
             aux: stamp(now),
         };
+        if let CcState::Tcp(t) = &mut sq.cc {
+            t.after_send(&mut sq.next_psn);
+        }
         let tc = Priority(sq.tc);
         if arm {
             ctx.schedule(now + r.rto, Event::QpTimer(f));

@@ -39,8 +39,8 @@ pub use report::report_html;
 pub use summary::{percentile_nearest_rank, summary_json};
 pub use tables::{
     write_flows, write_links, write_pause_intervals, write_pfc, write_port_queues, write_ports,
-    write_queues, write_rates, write_throughput, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER,
-    PORTS_HEADER, QUEUES_HEADER, RATES_HEADER, THROUGHPUT_HEADER,
+    write_queues, write_rates, write_tcp_flows, write_throughput, FLOWS_HEADER, LINKS_HEADER,
+    PFC_HEADER, PORTS_HEADER, QUEUES_HEADER, RATES_HEADER, TCP_FLOWS_HEADER, THROUGHPUT_HEADER,
 };
 pub use terminal::terminal_table;
 
@@ -62,12 +62,16 @@ pub const RESULT_FILES: [&str; 13] = [
     "report.html",
 ];
 
+/// Result files written only when their feature is on (`tcp_flows.csv`: a scenario with
+/// TCP flows; `isolation.csv`: congestion isolation on).
+pub const OPTIONAL_FILES: [&str; 2] = ["tcp_flows.csv", "isolation.csv"];
+
 /// Make `dir` ready for a run's results before the run starts: create it, check that files
 /// can be written there, and delete the result files an earlier run left (only the names in
 /// [`RESULT_FILES`], so `--out .` is safe), so that no stale file sits beside new ones.
 pub fn prepare_dir(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir.join("timeseries"))?;
-    for name in RESULT_FILES.iter().chain(&["isolation.csv"]) {
+    for name in RESULT_FILES.iter().chain(&OPTIONAL_FILES) {
         match fs::remove_file(dir.join(name)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -101,6 +105,13 @@ pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<V
         let path = dir.join("isolation.csv");
         let mut w = BufWriter::new(fs::File::create(&path)?);
         isolation::write_isolation(iso, &mut w)?;
+        w.flush()?;
+        written.push(path);
+    }
+    if !results.tcp.is_empty() {
+        let path = dir.join("tcp_flows.csv");
+        let mut w = BufWriter::new(fs::File::create(&path)?);
+        write_tcp_flows(results, &mut w)?;
         w.flush()?;
         written.push(path);
     }

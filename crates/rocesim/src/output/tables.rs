@@ -37,6 +37,35 @@ pub const FLOWS_HEADER: [&str; 22] = [
     "inflight_bytes",
 ];
 
+/// Header of tcp_flows.csv (written only when the scenario has TCP flows).
+pub const TCP_FLOWS_HEADER: [&str; 7] = [
+    "flow_id",
+    "name",
+    "cc",
+    "goodput_gbps",
+    "retx_packets",
+    "fast_retransmits",
+    "timeouts",
+];
+
+/// Writes tcp_flows.csv: each TCP flow's loss recovery.
+pub fn write_tcp_flows<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(TCP_FLOWS_HEADER)?;
+    for f in &results.tcp {
+        out.write_record([
+            f.flow_id.to_string(),
+            f.name.clone(),
+            f.cc.clone(),
+            fixed(f.goodput_gbps),
+            f.retx_packets.to_string(),
+            f.fast_retransmits.to_string(),
+            f.timeouts.to_string(),
+        ])?;
+    }
+    out.flush()
+}
+
 /// Header of ports.csv.
 pub const PORTS_HEADER: [&str; 12] = [
     "node",

@@ -119,6 +119,7 @@ fn sample() -> RunResults {
         incomplete: false,
         stopped_by: None,
         flows,
+        tcp: Vec::new(),
         ports: sample_ports(),
         port_queues: vec![PortQueueRow {
             node: "S1".into(),

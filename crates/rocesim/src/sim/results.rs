@@ -35,6 +35,7 @@ impl Sim {
             incomplete: self.interrupted,
             stopped_by: None,
             flows: self.flow_results(now),
+            tcp: self.tcp_results(now),
             ports: self.port_rows(now),
             port_queues: self.port_queue_rows(),
             pause_intervals: self.pause_intervals(now),
@@ -200,6 +201,37 @@ impl Sim {
                     dropped_bytes: c.dropped,
                     inflight_bytes: inflight[i],
                 }
+            })
+            .collect()
+    }
+
+    /// Loss-recovery counters of the TCP flows.
+    fn tcp_results(&self, now: Time) -> Vec<crate::monitor::results::TcpFlowResult> {
+        let warm = self.scenario.sim.warmup.min(now);
+        let window = now.saturating_sub(warm);
+        let sc = &self.scenario;
+        (sc.flows.iter().zip(&self.ctx.monitor.flows))
+            .enumerate()
+            .filter_map(|(i, (spec, rec))| {
+                let crate::traffic::FlowKind::Tcp(cc) = spec.kind else {
+                    return None;
+                };
+                let c = &rec.c;
+                let win = c
+                    .delivered
+                    .saturating_sub(self.ctx.monitor.delivered_before_window(i));
+                Some(crate::monitor::results::TcpFlowResult {
+                    flow_id: i as u32,
+                    name: spec
+                        .name
+                        .as_deref()
+                        .map_or_else(|| i.to_string(), str::to_string),
+                    cc: cc.name().to_string(),
+                    goodput_gbps: gbps(win, window),
+                    retx_packets: c.retx_packets as u64,
+                    fast_retransmits: c.fast_retransmits as u64,
+                    timeouts: c.timeouts as u64,
+                })
             })
             .collect()
     }

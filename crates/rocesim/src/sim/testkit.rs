@@ -37,6 +37,7 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
             report: false,
             max_pfc_log: 1_000_000,
         },
+        tcp: Default::default(),
     }
 }
 
@@ -53,6 +54,22 @@ pub fn flow(src: u32, dst: u32, size: Option<u64>, start: Time) -> FlowSpec {
         rate_limit: None,
         sport: 49152 + (src * 131 + dst * 7) as u16 % 16000,
         after: None,
+    }
+}
+
+/// A TCP flow of `size` bytes (`None` = long-lived) from `src` to `dst` at `start` with
+/// window algorithm `cc`, DSCP 0.
+pub fn tcp_flow(
+    src: u32,
+    dst: u32,
+    size: Option<u64>,
+    start: Time,
+    cc: crate::nic::tcp::TcpCc,
+) -> FlowSpec {
+    FlowSpec {
+        dscp: 0,
+        kind: FlowKind::Tcp(cc),
+        ..flow(src, dst, size, start)
     }
 }
 

@@ -10,7 +10,9 @@ use crate::ids::{FlowId, QpId};
 use crate::nic::cc::{CcContext, CcState};
 use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
 use crate::nic::qp_state::QpState;
-use crate::packet::ROCEV2_UDP_PORT;
+use crate::nic::tcp::{TcpReceiver, TcpSender};
+use crate::packet::{FrameOverhead, ROCEV2_UDP_PORT};
+use crate::traffic::FlowKind;
 use crate::units::Time;
 
 /// Which flows start when.
@@ -64,30 +66,44 @@ impl Sim {
         self.nics[src as usize].try_send(ctx);
     }
 
-    /// Both ends of flow `f`'s QP, with its congestion control sized by its path.
+    /// Both ends of flow `f`'s QP, with its congestion control sized by its path (a TCP
+    /// flow: its connection, segments of `tcp.mss` in TCP/IPv4 frames).
     fn open_qp(&self, f: u32, now: Time) -> (Requester, Responder) {
         let spec = &self.scenario.flows[f as usize];
-        let (snic, dnic) = (
-            &self.scenario.nics[spec.src as usize],
-            &self.scenario.nics[spec.dst as usize],
-        );
+        let snic = &self.scenario.nics[spec.src as usize];
+        let tcp = match spec.kind {
+            FlowKind::Tcp(cc) => Some(cc),
+            _ => None,
+        };
         let size = spec.size.unwrap_or(u64::MAX).max(1);
-        let mtu = snic.mtu;
+        let mtu = tcp.map_or(snic.mtu, |_| self.scenario.tcp.mss);
         let npkts = if size == u64::MAX {
             u32::MAX
         } else {
             size.div_ceil(mtu as u64).min(u32::MAX as u64 - 1) as u32
         };
+        let base_rtt = snic
+            .base_rtt
+            .unwrap_or_else(|| self.base_rtt(spec.src, spec.dst, mtu));
         let cc_ctx = CcContext {
             line_rate: self.nics[spec.src as usize].port.rate,
             mtu,
-            base_rtt: snic
-                .base_rtt
-                .unwrap_or_else(|| self.base_rtt(spec.src, spec.dst, mtu)),
+            base_rtt,
             start: spec.start,
             frame_overhead: snic.frame_overhead.0,
         };
-        let cc = CcState::new(snic.cc, &snic.cc_params, &cc_ctx);
+        let (cc, overhead, rto) = match tcp {
+            Some(k) => {
+                let t = TcpSender::new(k, &self.scenario.tcp, base_rtt);
+                let rto = t.rtt.rto();
+                (CcState::Tcp(Box::new(t)), FrameOverhead::TCP, rto)
+            }
+            None => (
+                CcState::new(snic.cc, &snic.cc_params, &cc_ctx),
+                snic.frame_overhead,
+                snic.rto,
+            ),
+        };
         let tc = snic.dscp_to_tc[(spec.dscp & 63) as usize];
         let hash = flow_hash(spec.src, spec.dst, spec.sport, ROCEV2_UDP_PORT);
         let requester = Requester {
@@ -96,11 +112,11 @@ impl Sim {
             dscp: spec.dscp,
             ttl: snic.ttl,
             wants_int: cc.wants_int(),
-            has_cc: !matches!(cc, CcState::None(_)),
+            has_cc: !matches!(cc, CcState::None(_) | CcState::Tcp(_)),
             hash,
-            rto: snic.rto,
+            rto,
             cc_timer_at: Time::NEVER,
-            overhead: snic.frame_overhead,
+            overhead,
             int_bytes: if cc.wants_int() {
                 snic.cc_params.hpcc.int_header
             } else {
@@ -126,7 +142,28 @@ impl Sim {
                 done_at: None,
             },
         };
-        let responder = Responder {
+        let last = (size - (npkts as u64 - 1) * mtu as u64) as u32;
+        let tcp_rx = tcp.map(|_| Box::new(TcpReceiver::new(mtu, last.min(mtu))));
+        let responder = self.responder_of(f, npkts, tc, hash, tcp_rx);
+        (requester, responder)
+    }
+
+    /// The responder side of flow `f` (`npkts` packets, data TC `tc`, ECMP hash `hash`, a TCP
+    /// connection's reassembly state if it is one).
+    fn responder_of(
+        &self,
+        f: u32,
+        npkts: u32,
+        tc: u8,
+        hash: u32,
+        tcp: Option<Box<TcpReceiver>>,
+    ) -> Responder {
+        let spec = &self.scenario.flows[f as usize];
+        let (snic, dnic) = (
+            &self.scenario.nics[spec.src as usize],
+            &self.scenario.nics[spec.dst as usize],
+        );
+        Responder {
             flow: f,
             src: spec.src,
             hash,
@@ -144,8 +181,8 @@ impl Sim {
             cnp_tc: dnic.dscp_to_tc[(dnic.cnp_dscp & 63) as usize],
             cnp_gap: dnic.min_time_between_cnps,
             overhead: dnic.frame_overhead,
-        };
-        (requester, responder)
+            tcp,
+        }
     }
 
     /// Flows completed during the last event: count them and start their dependents.

@@ -12,8 +12,8 @@ pub enum FlowKind {
     RdmaRead,
     /// RDMA SEND.
     RdmaSend,
-    /// TCP (lossy class; later issue).
-    Tcp,
+    /// A TCP connection (lossy class) with its window algorithm (`nic/tcp/`).
+    Tcp(crate::nic::tcp::TcpCc),
     /// An RDMA Pingmesh probe (a small RDMA WRITE) at the given level; reported in
     /// `pingmesh.csv`, not with the application's flows.
     Probe(Probe),

@@ -37,7 +37,12 @@ nic.pfc_quanta=0 | nic.pfc_quanta | out of range
 nic.frame_overhead=10 | nic.frame_overhead | out of range
 nic.frame_overhead=cisco | nic.frame_overhead | expected "rocev2" or a byte count
 topology.ecmp_hash=polarised | topology.ecmp_hash | did you mean `polarized`?
-flow[0].kind=tcp | flow[0].kind | not supported yet
+flow[0].cc=cubic | flow[0].cc | `cc` applies only to TCP flows
+flow[0].kind=tcp ; flow[0].cc=reno | flow[0].cc | unknown value `reno`
+tcp.rto_min=0ms | tcp.rto_min | must be positive
+tcp.mss=20 | tcp.mss | out of range
+tcp.cc=bbr | tcp.cc | unknown value `bbr`
+tcp.dctcp_g=2 | tcp.dctcp_g | outside (0, 1]
 fault[0].at=70ms | fault[0].at | after the end of the run
 fault[0].host=RR | fault[0].host | unknown host `RR`
 fault[1].link=["A", "R"] | fault[1].link | there is no link between `A` and `R`
@@ -236,6 +241,34 @@ fn incast_rounds_and_workload_order() {
     assert!(s.flows[3..]
         .iter()
         .all(|f| f.dst == 4 && f.size == Some(64_000)));
+}
+
+#[test]
+fn tcp_flows_default_to_dscp_0_and_the_tcp_section_cc() {
+    use rocesim::nic::tcp::TcpCc;
+    use rocesim::traffic::FlowKind;
+    let text = with_workload();
+    let sc = load_pl(
+        &text,
+        &["flow[2].kind=tcp", "tcp.cc=newreno", "tcp.rto_min=1ms"],
+    )
+    .expect("valid");
+    assert_eq!(sc.flows[2].kind, FlowKind::Tcp(TcpCc::NewReno));
+    // Flow 2 names no DSCP: a TCP flow takes 0, not nic.dscp (26).
+    assert_eq!(sc.flows[2].dscp, 0);
+    assert_eq!(sc.flows[1].dscp, 26);
+    assert_eq!(sc.tcp.rto_min, Time::from_ms(1));
+    let sc = load_pl(&text, &["flow[0].kind=tcp", "flow[0].cc=dctcp"]).expect("valid");
+    assert_eq!(sc.flows[0].kind, FlowKind::Tcp(TcpCc::Dctcp));
+    // A workload of TCP flows: every generated flow is TCP, DSCP 0, default algorithm cubic.
+    let sc = load_pl(&text, &["workload[0].flow_kind=tcp"]).expect("valid");
+    let generated: Vec<_> = sc.flows.iter().skip(3).collect();
+    assert!(!generated.is_empty());
+    assert!(generated
+        .iter()
+        .all(|f| f.kind == FlowKind::Tcp(TcpCc::Cubic) && f.dscp == 0));
+    let e = load_pl(&text, &["workload[0].cc=cubic"]).expect_err("cc without tcp");
+    assert!(e.iter().any(|x| x.key == "workload[0].cc"), "{e}");
 }
 
 #[test]

@@ -184,7 +184,7 @@ mod schema {
         let props = s["properties"].as_object().unwrap();
         let names: Vec<&str> = props.keys().map(String::as_str).collect();
         let want = [
-            "fault", "flow", "nic", "output", "sim", "switch", "topology", "workload",
+            "fault", "flow", "nic", "output", "sim", "switch", "tcp", "topology", "workload",
         ];
         assert_eq!(names, want);
         assert_eq!(s["additionalProperties"], false);

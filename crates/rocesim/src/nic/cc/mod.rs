@@ -123,6 +123,8 @@ pub enum CcState {
     Timely(Box<timely::Timely>),
     /// Rate-based DCTCP.
     Dctcp(Box<dctcp::Dctcp>),
+    /// A TCP connection's sender (`nic/tcp/`): its window and loss recovery.
+    Tcp(Box<crate::nic::tcp::TcpSender>),
 }
 
 macro_rules! dispatch {
@@ -134,6 +136,7 @@ macro_rules! dispatch {
             CcState::Hpcc($c) => $e,
             CcState::Timely($c) => $e,
             CcState::Dctcp($c) => $e,
+            CcState::Tcp($c) => $e,
         }
     };
 }
@@ -182,6 +185,19 @@ impl CcState {
     #[inline]
     pub fn window(&self) -> Option<u64> {
         dispatch!(self, c => c.window())
+    }
+    /// Is this a TCP connection's sender?
+    #[inline]
+    pub fn is_tcp(&self) -> bool {
+        matches!(self, CcState::Tcp(_))
+    }
+    /// Are its data packets ECN-capable (every RoCEv2 QP; TCP only with DCTCP)?
+    #[inline]
+    pub fn ect(&self) -> bool {
+        match self {
+            CcState::Tcp(t) => t.ecn_capable(),
+            _ => true,
+        }
     }
     /// Does the algorithm need INT stamped on its data packets?
     pub fn wants_int(&self) -> bool {
