@@ -15,6 +15,7 @@ pub mod declare;
 pub mod error;
 pub mod faults;
 pub mod flows;
+pub mod nic_cache;
 pub mod leaf;
 pub mod lists;
 pub mod nic;

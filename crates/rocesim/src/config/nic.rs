@@ -7,10 +7,11 @@ use super::cc::{self, Dcqcn, Dctcp, Hpcc, Rcm, Timely};
 use super::check::Ctx;
 use super::declare::Leaf;
 use super::leaf::{
-    choice, AnyTable, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff,
+    choice, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff,
     TimeV,
 };
 use super::lists::DscpMap;
+use super::nic_cache::{self, CacheV, ProfileV};
 use super::overlay::{Layered, Named, Origins};
 use super::suggest;
 use crate::fabric::params::SwitchParams;
@@ -91,9 +92,15 @@ table! {
         timely: Timely,
         /// DCTCP parameters. Default: see `[nic.dctcp]`.
         dctcp: Dctcp,
-        /// Accepted (must be a table) and ignored until the NIC cache model exists.
-        /// Default: none.
-        cache: AnyTable,
+        /// A coherent set of NIC resources: `"ideal"` (no caches, line-rate pipeline),
+        /// `"commodity"` (caches estimated for a ConnectX-5 class NIC, go-back-N) or
+        /// `"srnic"` (SRNIC's on-chip budget, Wang et al. 2023: 10,000 QPC and 150,000 MTT
+        /// entries, no WQE cache, a 600 KB RX buffer). Explicit keys override it.
+        /// Default: `"ideal"`.
+        profile: ProfileV,
+        /// On-chip caches: `"off"` (the ideal NIC) or a table of caches. Default: the
+        /// profile's (`"off"` for `"ideal"`).
+        cache: CacheV,
         /// `[nic.host.<host>]`: per-host tables of the same keys (not inside another one).
         /// Default: none.
         host: Named<Nic>,
@@ -106,6 +113,16 @@ table! {
     pub struct Rx {
         /// Drain rate; `"line"`: packets are consumed as they arrive. Default: `"line"`.
         rate: RateLine,
+        /// Fixed processing time per packet (the pipeline's stages overlap: a packet takes
+        /// the largest of this, its bytes at `rate` and its payload at `pcie_rate`, plus its
+        /// cache-miss stalls). Default: `"0us"`.
+        per_packet: TimeV,
+        /// PCIe DMA rate of received payload into host memory; `"line"`: not a bottleneck.
+        /// Default: `"line"`.
+        pcie_rate: RateLine,
+        /// Delay of a payload's DMA into host memory (a posted PCIe write) before the NIC
+        /// acts on the packet (delivers, acknowledges). Default: `"0us"`.
+        pcie_latency: TimeV,
         /// RX buffer. Default: `"256KB"`.
         buffer: Size,
         /// Pause threshold; not above `buffer`. Default: `"128KB"`.
@@ -119,6 +136,9 @@ fn apply_rx(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
     let Some(rx) = ctx.get(&t.rx) else { return };
     let r = &mut p.rx;
     ctx.set(&rx.rate, |x| r.rate = x);
+    ctx.set(&rx.per_packet, |x| r.per_packet = x);
+    ctx.set(&rx.pcie_rate, |x| r.pcie_rate = x);
+    ctx.set(&rx.pcie_latency, |x| r.pcie_latency = x);
     ctx.set(&rx.buffer, |x| r.buffer = x);
     ctx.set(&rx.xoff, |x| r.xoff = x);
     ctx.set(&rx.xon, |x| r.xon = x);
@@ -156,6 +176,9 @@ fn apply_cc(ctx: &mut Ctx, t: &Nic, p: &mut NicParams) {
 
 /// Apply one `[nic]`-shaped table onto `p` (recording in `o` which table set the RX keys).
 pub fn apply(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
+    // First: every explicit key overrides what the profile sets.
+    ctx.set(&t.profile, |x| nic_cache::apply_profile(p, x));
+    nic_cache::apply_cache(ctx, &t.cache, p);
     ctx.set(&t.mtu, |x| p.mtu = x as u32);
     ctx.set(&t.transport, |x| p.transport = x);
     ctx.set(&t.cc, |x| p.cc = x);
@@ -172,7 +195,6 @@ pub fn apply(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
     ctx.set(&t.pfc_response, |x| p.pfc_response = x);
     ctx.set(&t.pfc_prevention_tout, |x| p.pfc_prevention_tout = x);
     ctx.set(&t.base_rtt, |x| p.base_rtt = x);
-    ctx.set(&t.cache, |()| ());
     apply_rx(ctx, t, p, o);
     // After `dcqcn`, whose profile sets the CNP interval too: an explicit key wins.
     apply_cc(ctx, t, p);

@@ -5,7 +5,7 @@ use toml::Value;
 
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Table, V};
-use super::flows::Env;
+use super::flows::{check_split, mem_keys, AccessV, Env, Qps, Region};
 use super::leaf::{choice, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
 use super::lists::{kinds_schema, Items, PodPair, Selector};
 use super::suggest;
@@ -58,6 +58,12 @@ table! {
         seed: Seed,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// Registered memory region of each flow (see `[[flow]]`). Default: the flow's size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per flow (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -85,6 +91,12 @@ table! {
         until: TimeV,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// Registered memory region of each flow (see `[[flow]]`). Default: the flow's size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per flow (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -104,6 +116,12 @@ table! {
         seed: Seed,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// Registered memory region of each flow (see `[[flow]]`). Default: the flow's size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per flow (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -407,8 +425,24 @@ pub fn flows(
         dscp: &dscp,
         duration: env.duration,
     };
+    let mem = mem_keys(
+        ctx,
+        &V::of(t.get("region"), p, "region"),
+        &V::of(t.get("access"), p, "access"),
+        &V::of(t.get("qps"), p, "qps"),
+    );
     match wl::expand(&w?, &e) {
-        Ok(f) => Some(f),
+        Ok(mut f) => {
+            let mem = mem?;
+            let qps_key = at(p, "qps");
+            for x in &mut f {
+                x.mem = mem;
+                if !check_split(ctx, &qps_key, x.size, &mem) {
+                    return None;
+                }
+            }
+            Some(f)
+        }
         Err((key, msg)) => {
             if !msg.is_empty() {
                 ctx.err(at(p, key), msg);

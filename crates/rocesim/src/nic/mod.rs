@@ -2,9 +2,11 @@
 //! responder sides of the transport, congestion control (`cc/`, one file per algorithm), the
 //! receive pipeline, the storm guard, and the connection table.
 
+pub mod cache;
 pub mod cc;
 pub mod conn;
 pub mod device;
+pub mod memory;
 pub mod params;
 pub mod qp;
 pub mod qp_state;

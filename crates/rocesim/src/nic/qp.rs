@@ -140,6 +140,8 @@ pub struct Responder {
     pub cnp_gap: Time,
     /// The receiving NIC's frame overhead (its ACKs and CNPs).
     pub overhead: crate::packet::FrameOverhead,
+    /// The registered memory its payload is placed in (MTT lookups).
+    pub mem: super::memory::MemRef,
 }
 
 /// QP slots of one NIC: a vector with a free list, so that a completed flow's slot is reused

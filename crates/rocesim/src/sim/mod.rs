@@ -11,7 +11,9 @@ mod build;
 mod chains;
 mod describe;
 mod faults;
+mod nic_results;
 mod paths;
+mod qp_groups;
 mod results;
 mod retire;
 mod traffic;
@@ -66,6 +68,8 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) stop_requested: bool,
+    /// The QPs of flows with `qps > 1` (`None` when every flow is one QP).
+    pub(crate) groups: Option<qp_groups::QpGroups>,
 }
 
 impl Sim {
@@ -163,6 +167,7 @@ impl Sim {
             }
             Event::NicWake(h) => nics[h as usize].on_wake(ctx),
             Event::RxDone(h) => nics[h as usize].on_rx_done(ctx),
+            Event::RxPlaced(h) => nics[h as usize].on_rx_placed(ctx),
             Event::QpTimer(f) => {
                 let src = self.scenario.flows[f as usize].src;
                 nics[src as usize].on_qp_timer(f, ctx)

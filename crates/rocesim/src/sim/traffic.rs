@@ -3,6 +3,8 @@
 //! when every finite flow is done.
 
 use super::chains::Chains;
+use super::qp_groups::region_of;
+use crate::nic::memory::MemRef;
 use super::Sim;
 use crate::engine::Event;
 use crate::fabric::routing::flow_hash;
@@ -144,6 +146,13 @@ impl Sim {
             cnp_tc: dnic.dscp_to_tc[(dnic.cnp_dscp & 63) as usize],
             cnp_gap: dnic.min_time_between_cnps,
             overhead: dnic.frame_overhead,
+            mem: MemRef {
+                region_id: spec.mem.region_id,
+                region: region_of(spec),
+                random: spec.mem.random,
+                base: spec.mem.base,
+                mtu,
+            },
         };
         (requester, responder)
     }

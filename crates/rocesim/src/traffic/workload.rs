@@ -189,6 +189,7 @@ fn poisson(
                 rate_limit: None,
                 sport: 0,
                 after: None,
+                mem: Default::default(),
             }
         })
         .collect())
