@@ -79,6 +79,9 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
     let mut fields = run_fields(results);
     fields.extend(traffic_fields(results));
     fields.extend(failure_fields(results));
+    if let Some(n) = super::nics::nic_totals(results) {
+        fields.push(("nic", n));
+    }
     Json::obj(fields)
 }
 

@@ -84,7 +84,7 @@ pub const RATES_HEADER: [&str; 4] = ["time_ns", "flow_id", "rate_gbps", "window_
 /// Header of timeseries/queues.csv.
 pub const QUEUES_HEADER: [&str; 5] = ["time_ns", "node", "port", "queue", "bytes"];
 
-fn writer<W: io::Write>(w: W) -> csv::Writer<W> {
+pub(super) fn writer<W: io::Write>(w: W) -> csv::Writer<W> {
     csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(w)
