@@ -44,6 +44,7 @@ pub mod sections {
     pub use super::faults::KINDS as FAULT_KINDS;
     pub use super::flows::Flow;
     pub use super::nic::{Nic, Rx};
+    pub use super::nic_cache::Cache;
     pub use super::sim::{Output, Sim};
     pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};
     pub use super::topo::KINDS as TOPOLOGY_KINDS;

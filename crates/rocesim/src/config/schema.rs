@@ -77,6 +77,7 @@ pub fn doc_tables() -> Vec<(&'static str, &'static [KeyDoc])> {
         ("switch.pfc_watchdog", s::Watchdog::KEYS),
         ("nic", s::Nic::KEYS),
         ("nic.rx", s::Rx::KEYS),
+        ("nic.cache", s::Cache::KEYS),
         ("nic.dcqcn", s::Dcqcn::KEYS),
         ("nic.rcm", s::Rcm::KEYS),
         ("nic.hpcc", s::Hpcc::KEYS),
