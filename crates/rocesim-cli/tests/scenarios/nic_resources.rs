@@ -51,14 +51,23 @@ fn mtt_above_its_coverage_stalls_the_receiver_and_it_pauses_more_with_the_region
         let d = run_file("scenarios/slow-receiver.toml", &[&set]);
         let expect = 8.192 / (1.0 - 8.0 / mib);
         let g = column(d.path(), "flows.csv", "goodput_gbps")[0];
-        assert!((g / expect - 1.0).abs() < 0.05, "{region}: goodput {g}, expected {expect}");
-        assert!(pauses_after(d.path(), "h0", 5_000_000) > 10, "{region}: h0 pauses its ToR");
+        assert!(
+            (g / expect - 1.0).abs() < 0.05,
+            "{region}: goodput {g}, expected {expect}"
+        );
+        assert!(
+            pauses_after(d.path(), "h0", 5_000_000) > 10,
+            "{region}: h0 pauses its ToR"
+        );
         let frac = nic(d.path(), "pausing_ns") / 10e6;
         paused.push(frac);
         let s = summary(d.path());
         assert!(s["nic"]["mtt_misses"].as_u64().unwrap() > 0);
     }
-    assert!(paused.windows(2).all(|w| w[0] < w[1]), "paused share {paused:?}");
+    assert!(
+        paused.windows(2).all(|w| w[0] < w[1]),
+        "paused share {paused:?}"
+    );
 }
 
 #[test]
@@ -98,7 +107,10 @@ fn qpc_cache_keeps_goodput_flat_while_the_qps_fit_and_it_falls_beyond() {
     }
     let g = qp_goodput(&["nic.profile=ideal", cache, "flow[0].qps=128"]);
     let expect = 8192.0 / (1000.0 + 1106.0 * 8.0 / 100.0);
-    assert!((g / expect - 1.0).abs() < 0.05, "128 QPs: {g}, expected {expect}");
+    assert!(
+        (g / expect - 1.0).abs() < 0.05,
+        "128 QPs: {g}, expected {expect}"
+    );
 }
 
 #[test]

@@ -6,7 +6,6 @@ use std::path::Path;
 
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Leaf, SubTable, Table, TypeDoc, V};
-use toml::Value;
 use super::leaf::{choice, leaf, Dscp, FlowSize, Int, RateV, Size, Str, TimeV};
 use super::lists::Items;
 use super::suggest;
@@ -17,6 +16,7 @@ use crate::topology::Topology;
 use crate::traffic::flow::FlowMem;
 use crate::traffic::{FlowKind, FlowSpec};
 use crate::units::Time;
+use toml::Value;
 
 choice!(/// The RDMA operation of a flow.
     FlowKindV -> FlowKind { "rdma_write" => FlowKind::RdmaWrite, "rdma_read" => FlowKind::RdmaRead,
@@ -81,7 +81,12 @@ Region -> u64, "size > 0, at most 1TiB", <Size as Leaf>::doc().schema, |c, v, k|
 });
 
 /// The `region`, `access` and `qps` keys of a flow or workload; `None` after errors.
-pub fn mem_keys(ctx: &mut Ctx, region: &V<Region>, access: &V<AccessV>, qps: &V<Qps>) -> Option<FlowMem> {
+pub fn mem_keys(
+    ctx: &mut Ctx,
+    region: &V<Region>,
+    access: &V<AccessV>,
+    qps: &V<Qps>,
+) -> Option<FlowMem> {
     let r = ctx.get(region);
     let a = ctx.or(access, false);
     let q = ctx.or(qps, 1);
@@ -101,7 +106,10 @@ pub fn check_split(ctx: &mut Ctx, key: &str, size: Option<u64>, mem: &FlowMem) -
     match size {
         Some(s) if s < u64::from(mem.qps) => {
             let q = mem.qps;
-            ctx.err(key, format!("{q} QPs need at least {q} bytes; the flow has {s}"));
+            ctx.err(
+                key,
+                format!("{q} QPs need at least {q} bytes; the flow has {s}"),
+            );
             false
         }
         _ => true,

@@ -7,8 +7,7 @@ use super::cc::{self, Dcqcn, Dctcp, Hpcc, Rcm, Timely};
 use super::check::Ctx;
 use super::declare::Leaf;
 use super::leaf::{
-    choice, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff,
-    TimeV,
+    choice, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
 };
 use super::lists::DscpMap;
 use super::nic_cache::{self, CacheV, ProfileV};

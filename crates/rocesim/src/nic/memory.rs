@@ -176,7 +176,11 @@ mod tests {
             ..CacheParams::NONE
         };
         let mut mem = NicMemory::new(&p, 1, 0);
-        assert_eq!(mem.on_transmit(5), Time::from_us(2), "QPC and WQE both cold");
+        assert_eq!(
+            mem.on_transmit(5),
+            Time::from_us(2),
+            "QPC and WQE both cold"
+        );
         assert_eq!(mem.on_transmit(5), Time::ZERO);
     }
 }

@@ -84,7 +84,9 @@ impl RxPipeline {
     pub fn service_time(&self, size: u32, payload: u32) -> Time {
         let p = &self.params;
         let wire = p.rate.map_or(Time::ZERO, |r| r.tx_time(size as u64));
-        let dma = p.pcie_rate.map_or(Time::ZERO, |r| r.tx_time(payload as u64));
+        let dma = p
+            .pcie_rate
+            .map_or(Time::ZERO, |r| r.tx_time(payload as u64));
         wire.max(dma).max(p.per_packet)
     }
     /// Over XOFF: the NIC should pause its switch.

@@ -18,7 +18,8 @@ impl Sim {
             retx[spec.src as usize] += rec.c.retx_packets as u64;
         }
         let ports = self.ports();
-        let counts = |c: Option<&crate::nic::cache::LruCache>| c.map_or((0, 0), |c| (c.hits, c.misses));
+        let counts =
+            |c: Option<&crate::nic::cache::LruCache>| c.map_or((0, 0), |c| (c.hits, c.misses));
         self.nics
             .iter()
             .map(|n| {
@@ -32,7 +33,9 @@ impl Sim {
                     }
                     pausing = pausing.max(ps);
                 }
-                let pause_tx = Priority::all().map(|x| m.port_prio[p.idx()][x].pause_tx).sum();
+                let pause_tx = Priority::all()
+                    .map(|x| m.port_prio[p.idx()][x].pause_tx)
+                    .sum();
                 let mem = n.mem.as_deref();
                 let (qh, qm) = counts(mem.and_then(|c| c.qpc.as_ref()));
                 let (wh, wm) = counts(mem.and_then(|c| c.wqe.as_ref()));

@@ -59,7 +59,11 @@ pub(crate) fn expand(flows: &mut Vec<FlowSpec>) -> Option<QpGroups> {
             f.size = u
                 .size
                 .map(|s| s / u64::from(q) + u64::from(u64::from(j) < s % u64::from(q)));
-            f.sport = if j == 0 { u.sport } else { qp_sport(u.sport, j) };
+            f.sport = if j == 0 {
+                u.sport
+            } else {
+                qp_sport(u.sport, j)
+            };
             f.mem.qps = 1;
             f.mem.region = Some(region);
             f.mem.base = region / u64::from(q) * u64::from(j);

@@ -4,12 +4,12 @@
 
 use super::chains::Chains;
 use super::qp_groups::region_of;
-use crate::nic::memory::MemRef;
 use super::Sim;
 use crate::engine::Event;
 use crate::fabric::routing::flow_hash;
 use crate::ids::{FlowId, QpId};
 use crate::nic::cc::{CcContext, CcState};
+use crate::nic::memory::MemRef;
 use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
 use crate::nic::qp_state::QpState;
 use crate::packet::ROCEV2_UDP_PORT;
