@@ -157,3 +157,51 @@ qps = 16777217
     }
     assert!(err.contains("power of two"), "{err}");
 }
+
+#[test]
+fn rx_pipeline_per_packet_time_and_pcie_rate_cap_the_receiver() {
+    // One QP at 100G (line goodput 92.59 Gb/s). A 200 ns per-packet time drains 1 KiB per
+    // 200 ns: 40.96 Gb/s. A 50 Gb/s PCIe DMA of the payload: 50 Gb/s of payload.
+    let base = ["nic.profile=ideal", "flow[0].qps=1"];
+    let g = qp_goodput(&[base[0], base[1], "nic.rx.per_packet=200ns"]);
+    assert!((g / 40.96 - 1.0).abs() < 0.02, "per_packet: {g}");
+    let g = qp_goodput(&[base[0], base[1], "nic.rx.pcie_rate=50Gbps"]);
+    assert!((g / 50.0 - 1.0).abs() < 0.02, "pcie_rate: {g}");
+}
+
+#[test]
+fn pcie_latency_delays_delivery_and_completion_by_itself() {
+    // A 1 MB write on an idle path: the last byte is placed 2 us later, and its ACK leaves
+    // 2 us later, so delivery and completion move by exactly 2 us.
+    let run = |lat: &str| {
+        let set = format!("nic.rx.pcie_latency={lat}");
+        let d = run_file(
+            "scenarios/qp-scalability.toml",
+            &[
+                "nic.profile=ideal",
+                "flow[0].qps=1",
+                "flow[0].size=1MB",
+                &set,
+            ],
+        );
+        let c = |n| column(d.path(), "flows.csv", n)[0];
+        (c("delivered_ns"), c("end_ns"))
+    };
+    let (d0, e0) = run("0us");
+    let (d1, e1) = run("2us");
+    assert_eq!((d1 - d0, e1 - e0), (2000.0, 2000.0));
+}
+
+#[test]
+fn a_flow_over_many_qps_is_one_row_with_its_bytes_split_evenly() {
+    // 1,000,000 bytes over 3 QPs (333,334 + 333,333 + 333,333): one row, every byte
+    // delivered once, completed.
+    let d = run_file(
+        "scenarios/qp-scalability.toml",
+        &["nic.profile=ideal", "flow[0].qps=3", "flow[0].size=1000000"],
+    );
+    let c = |n| column(d.path(), "flows.csv", n);
+    assert_eq!(c("bytes_delivered"), vec![1_000_000.0]);
+    assert_eq!(c("size_bytes"), vec![1_000_000.0]);
+    assert_eq!(summary(d.path())["flows"]["completed"], 1);
+}

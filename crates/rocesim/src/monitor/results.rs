@@ -278,6 +278,9 @@ pub struct NicRow {
     pub pause_tx: u64,
     /// Time the NIC held its switch paused (the longest over priorities), ns.
     pub pausing_ns: u64,
+    /// Time the NIC's own transmitter was paused by its switch (the longest over
+    /// priorities), ns.
+    pub paused_ns: u64,
     /// Data packets its requester QPs retransmitted.
     pub retx_packets: u64,
 }

@@ -7,7 +7,7 @@ use super::json::Json;
 use crate::monitor::{NicRow, RunResults};
 
 /// Header of nics.csv.
-pub const NICS_HEADER: [&str; 12] = [
+pub const NICS_HEADER: [&str; 13] = [
     "node",
     "qpc_hits",
     "qpc_misses",
@@ -19,10 +19,11 @@ pub const NICS_HEADER: [&str; 12] = [
     "rx_stall_ns",
     "pause_tx",
     "pausing_ns",
+    "paused_ns",
     "retx_packets",
 ];
 
-fn values(n: &NicRow) -> [u64; 11] {
+fn values(n: &NicRow) -> [u64; 12] {
     [
         n.qpc_hits,
         n.qpc_misses,
@@ -34,6 +35,7 @@ fn values(n: &NicRow) -> [u64; 11] {
         n.rx_stall_ns,
         n.pause_tx,
         n.pausing_ns,
+        n.paused_ns,
         n.retx_packets,
     ]
 }
@@ -56,7 +58,7 @@ pub(crate) fn nic_totals(results: &RunResults) -> Option<Json> {
     if results.nics.is_empty() {
         return None;
     }
-    let mut sum = [0u64; 11];
+    let mut sum = [0u64; 12];
     for n in &results.nics {
         for (s, v) in sum.iter_mut().zip(values(n)) {
             *s += v;

@@ -176,3 +176,37 @@ impl Sim {
             .collect()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sim::testkit::flow;
+
+    #[test]
+    fn a_flow_of_three_qps_becomes_three_flows_of_a_third_each() {
+        let mut f = flow(1, 0, Some(10), Time::ZERO);
+        f.mem.qps = 3;
+        f.sport = 65535;
+        let mut flows = vec![flow(2, 0, None, Time::ZERO), f];
+        let g = expand(&mut flows).expect("a flow has 3 QPs");
+        let sizes: Vec<_> = flows.iter().map(|f| f.size).collect();
+        assert_eq!(sizes, [None, Some(4), Some(3), Some(3)]);
+        let ports: Vec<_> = flows.iter().skip(1).map(|f| f.sport).collect();
+        assert_eq!(
+            ports,
+            [65535, 49152, 49153],
+            "next ports, wrapping in the dynamic range"
+        );
+        assert_eq!((g.first, g.owner), (vec![0, 1, 4], vec![0, 1, 1, 1]));
+        let bases: Vec<_> = flows.iter().skip(1).map(|f| f.mem.base).collect();
+        assert_eq!(bases, [0, 3, 6], "QPs start spread over the 10-byte region");
+        assert!(flows.iter().skip(1).all(|f| f.mem.region_id == 1));
+    }
+
+    #[test]
+    fn single_qp_flows_are_left_alone() {
+        let mut flows = vec![flow(1, 0, Some(10), Time::ZERO)];
+        assert!(expand(&mut flows).is_none());
+        assert_eq!((flows.len(), flows[0].mem.region_id), (1, 0));
+    }
+}
