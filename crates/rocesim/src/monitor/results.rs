@@ -235,6 +235,8 @@ pub struct RunResults {
     pub nic_storms: Vec<super::failures::NicStormStats>,
     /// One row per NIC when some NIC models its caches (`nic.cache`), else empty.
     pub nics: Vec<NicRow>,
+    /// RDMA Pingmesh probes, in flow order (empty without a `pingmesh` workload).
+    pub pingmesh: Vec<super::pingmesh::PingRecord>,
     /// PFC deadlocks found.
     pub deadlocks: Vec<super::failures::DeadlockRecord>,
     /// Lossless drops (headroom or NIC RX buffer exhausted): a misconfiguration signal.
