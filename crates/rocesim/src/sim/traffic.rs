@@ -69,10 +69,7 @@ impl Sim {
     /// Both ends of flow `f`'s QP, with its congestion control sized by its path.
     fn open_qp(&self, f: u32, now: Time) -> (Requester, Responder) {
         let spec = &self.scenario.flows[f as usize];
-        let (snic, dnic) = (
-            &self.scenario.nics[spec.src as usize],
-            &self.scenario.nics[spec.dst as usize],
-        );
+        let snic = &self.scenario.nics[spec.src as usize];
         let size = spec.size.unwrap_or(u64::MAX).max(1);
         let mtu = snic.mtu;
         let npkts = if size == u64::MAX {
@@ -128,7 +125,19 @@ impl Sim {
                 done_at: None,
             },
         };
-        let responder = Responder {
+        let responder = self.responder(f, tc, hash, npkts);
+        (requester, responder)
+    }
+
+    /// The responder end of flow `f`'s QP (its ACKs in class `tc`, `npkts` packets).
+    fn responder(&self, f: u32, tc: u8, hash: u32, npkts: u32) -> Responder {
+        let spec = &self.scenario.flows[f as usize];
+        let (snic, dnic) = (
+            &self.scenario.nics[spec.src as usize],
+            &self.scenario.nics[spec.dst as usize],
+        );
+        let mtu = snic.mtu;
+        Responder {
             flow: f,
             src: spec.src,
             hash,
@@ -153,8 +162,7 @@ impl Sim {
                 base: spec.mem.base,
                 mtu,
             },
-        };
-        (requester, responder)
+        }
     }
 
     /// Flows completed during the last event: count them and start their dependents.
