@@ -119,8 +119,9 @@ table! {
         /// PCIe DMA rate of received payload into host memory; `"line"`: not a bottleneck.
         /// Default: `"line"`.
         pcie_rate: RateLine,
-        /// Delay of a payload's DMA into host memory (a posted PCIe write) before the NIC
-        /// acts on the packet (delivers, acknowledges). Default: `"0us"`.
+        /// Delay of a data packet's payload DMA into host memory (a posted PCIe write) before
+        /// the NIC acts on the packet (delivers, acknowledges); control packets carry no
+        /// payload and are not delayed. Default: `"0us"`.
         pcie_latency: TimeV,
         /// RX buffer. Default: `"256KB"`.
         buffer: Size,

@@ -49,7 +49,7 @@ pub struct RxParams {
     pub per_packet: Time,
     /// PCIe DMA rate of received payload into host memory; `None` = not a bottleneck.
     pub pcie_rate: Option<Rate>,
-    /// Delay from the pipeline finishing a packet to its payload being in host memory (a
+    /// Delay from the pipeline finishing a data packet to its payload being in host memory (a
     /// posted PCIe write): the responder acts on the packet then.
     pub pcie_latency: Time,
 }

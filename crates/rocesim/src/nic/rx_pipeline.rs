@@ -183,8 +183,9 @@ impl Nic {
     pub fn on_rx_done(&mut self, ctx: &mut Ctx) {
         self.rx.busy = false;
         if let Some(pkt) = self.rx.pop() {
+            // Only a data packet's payload is written to host memory over PCIe.
             let lat = self.rx.params.pcie_latency;
-            if lat == Time::ZERO {
+            if lat == Time::ZERO || ctx.packets.get(pkt).kind != PacketKind::Data {
                 self.process(pkt, ctx);
             } else {
                 if self.rx.placing.is_empty() {
