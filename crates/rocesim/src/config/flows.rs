@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::check::{at, Ctx};
-use super::declare::{KeyDoc, Leaf, SubTable, Table, TypeDoc, V};
+use super::declare::{Leaf, SubTable, TypeDoc, V};
 use super::leaf::{choice, leaf, Dscp, FlowSize, Int, RateV, Size, Str, TimeV};
 use super::lists::Items;
 use super::suggest;
@@ -123,9 +123,6 @@ impl Items for FlowItems {
         <Flow as Leaf>::doc().schema
     }
 }
-
-/// The key table of `[[flow]]`, for the docs.
-pub const KEYS: &[KeyDoc] = Flow::KEYS;
 
 /// Host names → ids, with suggestions for unknown names.
 pub struct Hosts<'t> {

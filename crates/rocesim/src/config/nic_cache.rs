@@ -92,7 +92,9 @@ pub fn apply_profile(n: &mut NicParams, p: NicProfile) {
 }
 
 fn entries(ctx: &mut Ctx, f: &V<Entries>, to: &mut Option<u32>) {
-    ctx.set(f, |x| *to = Some(x as u32));
+    if let Some(x) = ctx.get(f) {
+        *to = Some(x as u32);
+    }
 }
 
 /// Apply a `cache` value onto `n` (after its profile).
@@ -109,7 +111,9 @@ pub fn apply_cache(ctx: &mut Ctx, f: &V<CacheV>, n: &mut NicParams) {
     entries(ctx, &t.qpc_entries, &mut c.qpc_entries);
     entries(ctx, &t.mtt_entries, &mut c.mtt_entries);
     entries(ctx, &t.wqe_entries, &mut c.wqe_entries);
-    ctx.set(&t.miss_latency, |x| c.miss_latency = x);
+    if let Some(x) = ctx.get(&t.miss_latency) {
+        c.miss_latency = x;
+    }
     if let Some(b) = ctx.get(&t.page_size) {
         if b.0 == 0 || !b.0.is_power_of_two() {
             let msg = format!("page size {} is not a power of two", b.written());

@@ -18,6 +18,8 @@ mod results;
 mod retire;
 mod traffic;
 
+#[cfg(test)]
+mod invariant_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
