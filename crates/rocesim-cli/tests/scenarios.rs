@@ -5,6 +5,8 @@ use std::process::{Command, Output};
 
 #[path = "scenarios/isolation.rs"]
 mod isolation;
+#[path = "scenarios/nic_resources.rs"]
+mod nic_resources;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -5,8 +5,8 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::check::{at, Ctx};
-use super::declare::{Leaf, V};
-use super::leaf::{choice, Dscp, FlowSize, Int, RateV, Str, TimeV};
+use super::declare::{Leaf, SubTable, TypeDoc, V};
+use super::leaf::{choice, leaf, Dscp, FlowSize, Int, RateV, Size, Str, TimeV};
 use super::lists::Items;
 use super::suggest;
 use super::tcp::TcpCcV;
@@ -15,8 +15,10 @@ use crate::nic::params::NicParams;
 use crate::nic::tcp::TcpCc;
 use crate::table;
 use crate::topology::Topology;
+use crate::traffic::flow::FlowMem;
 use crate::traffic::{FlowKind, FlowSpec};
 use crate::units::Time;
+use toml::Value;
 
 choice!(/// The operation of a flow (the TCP algorithm is set after, from `cc`).
     FlowKindV -> FlowKind { "rdma_write" => FlowKind::RdmaWrite, "rdma_read" => FlowKind::RdmaRead,
@@ -48,6 +50,75 @@ table! {
         /// UDP source port (hashed by ECMP). Default: a deterministic function of `sim.seed`
         /// and the flow's index, in 49152–65535.
         sport: Int<0, 65535>,
+        /// Registered memory region its operations touch at the side that translates
+        /// addresses (the responder of a WRITE or SEND, the requester of a READ: the receiver
+        /// of its data); one MTT entry per page (`nic.cache`). Default: the message size
+        /// (`"1MiB"` for a long-lived flow).
+        region: Region,
+        /// How its packets walk the region: `"sequential"` or `"random"` (uniform MTU-aligned
+        /// offsets drawn from the receiving NIC's seeded stream). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs carrying it between the same two hosts, each with its own PSN space,
+        /// UDP source port and congestion control, the bytes split evenly; flows.csv keeps
+        /// one row (sums). Default: `1`.
+        qps: Qps,
+    }
+}
+
+choice!(/// How a flow's packets walk its memory region (→ random).
+    AccessV -> bool { "sequential" => false, "random" => true });
+
+/// Queue pairs of one flow: 1 to 2^24 (the QP number space of a BTH).
+pub type Qps = Int<1, { crate::traffic::flow::MAX_QPS as i64 }>;
+
+leaf!(/// A registered memory region: a size above zero, at most 1 TiB.
+Region -> u64, "size > 0, at most 1TiB", <Size as Leaf>::doc().schema, |c, v, k| {
+    match Size::read(c, v, k)?.0 {
+        0 => {
+            c.err(k, "a memory region must be positive");
+            None
+        }
+        b if b > 1 << 40 => {
+            c.err(k, format!("{b} bytes is above the largest region, 1TiB"));
+            None
+        }
+        b => Some(b),
+    }
+});
+
+/// The `region`, `access` and `qps` keys of a flow or workload; `None` after errors.
+pub fn mem_keys(
+    ctx: &mut Ctx,
+    region: &V<Region>,
+    access: &V<AccessV>,
+    qps: &V<Qps>,
+) -> Option<FlowMem> {
+    let r = ctx.get(region);
+    let a = ctx.or(access, false);
+    let q = ctx.or(qps, 1);
+    if region.given() && r.is_none() {
+        return None;
+    }
+    Some(FlowMem {
+        region: r,
+        random: a?,
+        qps: q? as u32,
+        ..FlowMem::default()
+    })
+}
+
+/// `size` must give each of `qps` QPs at least a byte.
+pub fn check_split(ctx: &mut Ctx, key: &str, size: Option<u64>, mem: &FlowMem) -> bool {
+    match size {
+        Some(s) if s < u64::from(mem.qps) => {
+            let q = mem.qps;
+            ctx.err(
+                key,
+                format!("{q} QPs need at least {q} bytes; the flow has {s}"),
+            );
+            false
+        }
+        _ => true,
     }
 }
 
@@ -157,6 +228,10 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
     let cc = ctx.get(&t.cc);
     let kind = kind.and_then(|k| env.kind_with_cc(ctx, k, cc, &t.cc.key));
     let (rate_limit, sport) = (ctx.get(&t.rate), ctx.get(&t.sport).map(|x| x as u16));
+    let mem = mem_keys(ctx, &t.region, &t.access, &t.qps);
+    if let (Some(Some(s)), Some(m)) = (&size, &mem) {
+        check_split(ctx, &t.qps.key, Some(*s), m);
+    }
     if let (Some(s), Some(d)) = (&src_name, &dst_name) {
         if s == d {
             ctx.err(&t.dst.key, format!("a flow cannot go from `{s}` to itself"));
@@ -181,6 +256,7 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
         rate_limit,
         sport: sport.unwrap_or(0),
         after: None,
+        mem: mem?,
     };
     Some((f, sport.is_some()))
 }

@@ -20,6 +20,7 @@ pub mod leaf;
 pub mod lists;
 pub mod memory;
 pub mod nic;
+pub mod nic_cache;
 pub mod overlay;
 pub mod overrides;
 pub mod scenario;
@@ -48,6 +49,7 @@ pub mod sections {
     pub use super::flows::Flow;
     pub use super::isolation::Isolation;
     pub use super::nic::{Nic, Rx};
+    pub use super::nic_cache::Cache;
     pub use super::sim::{Output, Sim};
     pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};
     pub use super::tcp::Tcp;

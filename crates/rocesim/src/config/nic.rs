@@ -9,10 +9,10 @@ use super::cc::{Dcqcn, Dctcp, Hpcc, Rcm, Timely};
 use super::check::Ctx;
 use super::declare::V;
 use super::leaf::{
-    choice, AnyTable, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff,
-    TimeV,
+    choice, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
 };
 use super::lists::DscpMap;
+use super::nic_cache::{self, CacheV, ProfileV};
 use super::overlay::{self, Layered, Named, Origins};
 use crate::fabric::params::SwitchParams;
 use crate::nic::params::{CcKind, NicParams, RxParams, TransportKind};
@@ -93,9 +93,15 @@ table! {
         timely: Timely => cc_params.timely,
         /// DCTCP parameters. Default: see `[nic.dctcp]`.
         dctcp: Dctcp => cc_params.dctcp,
-        /// Accepted (must be a table) and ignored until the NIC cache model exists.
-        /// Default: none.
-        cache: AnyTable,
+        /// A coherent set of NIC resources: `"ideal"` (no caches, line-rate pipeline),
+        /// `"commodity"` (caches estimated for a ConnectX-5 class NIC, go-back-N) or
+        /// `"srnic"` (SRNIC's on-chip budget, Wang et al. 2023: 10,000 QPC and 150,000 MTT
+        /// entries, no WQE cache, a 600 KB RX buffer). Explicit keys override it.
+        /// Default: `"ideal"`.
+        profile: ProfileV,
+        /// On-chip caches: `"off"` (the ideal NIC) or a table of caches. Default: the
+        /// profile's (`"off"` for `"ideal"`).
+        cache: CacheV,
         /// `[nic.host.<host>]`: per-host tables of the same keys (not inside another one).
         /// Default: none.
         host: Named<Nic>,
@@ -108,6 +114,17 @@ table! {
     pub struct Rx => RxParams {
         /// Drain rate; `"line"`: packets are consumed as they arrive. Default: `"line"`.
         rate: RateLine => rate,
+        /// Fixed processing time per packet (the pipeline's stages overlap: a packet takes
+        /// the largest of this, its bytes at `rate` and its payload at `pcie_rate`, plus its
+        /// cache-miss stalls). Default: `"0us"`.
+        per_packet: TimeV => per_packet,
+        /// PCIe DMA rate of received payload into host memory; `"line"`: not a bottleneck.
+        /// Default: `"line"`.
+        pcie_rate: RateLine => pcie_rate,
+        /// Delay of a data packet's payload DMA into host memory (a posted PCIe write) before
+        /// the NIC acts on the packet (delivers, acknowledges); control packets carry no
+        /// payload and are not delayed. Default: `"0us"`.
+        pcie_latency: TimeV => pcie_latency,
         /// RX buffer. Default: `"256KB"`.
         buffer: Size => buffer,
         /// Pause threshold; not above `buffer`. Default: `"128KB"`.
@@ -125,8 +142,12 @@ impl Layered for Nic {
         vec![&self.host]
     }
     fn onto(&self, ctx: &mut Ctx, p: &mut NicParams) {
+        // First the profile: every explicit key overrides what it sets.
+        if let Some(x) = ctx.get(&self.profile) {
+            nic_cache::apply_profile(p, x);
+        }
         self.apply(ctx, p);
-        ctx.get(&self.cache);
+        nic_cache::apply_cache(ctx, &self.cache, p);
         if let Some(d) = ctx.get(&self.dcqcn) {
             let q = &mut p.cc_params.dcqcn;
             if let Some(profile) = ctx.get(&d.profile) {

@@ -78,6 +78,7 @@ pub fn doc_tables() -> Vec<(&'static str, &'static [KeyDoc])> {
         ("switch.isolation", s::Isolation::KEYS),
         ("nic", s::Nic::KEYS),
         ("nic.rx", s::Rx::KEYS),
+        ("nic.cache", s::Cache::KEYS),
         ("nic.dcqcn", s::Dcqcn::KEYS),
         ("nic.rcm", s::Rcm::KEYS),
         ("nic.hpcc", s::Hpcc::KEYS),

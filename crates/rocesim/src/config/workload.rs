@@ -6,7 +6,7 @@ use toml::Value;
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Table, V};
 use super::declare::{Leaf, SubTable, TypeDoc};
-use super::flows::{Env, FlowKindV};
+use super::flows::{check_split, mem_keys, AccessV, Env, FlowKindV, Qps, Region};
 use super::leaf::{choice, leaf, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
 use super::lists::{kinds_schema, Items, PodPair, Selector};
 use super::suggest;
@@ -71,6 +71,12 @@ table! {
         flow_kind: FlowKindV,
         /// TCP flows only: their window algorithm. Default: `tcp.cc`.
         cc: TcpCcV,
+        /// Registered memory region of each flow (see `[[flow]]`). Default: the flow's size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per flow (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -108,6 +114,12 @@ table! {
         flow_kind: FlowKindV,
         /// TCP flows only: their window algorithm. Default: `tcp.cc`.
         cc: TcpCcV,
+        /// Registered memory region of each flow (see `[[flow]]`). Default: the flow's size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per flow (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -137,6 +149,12 @@ table! {
         flow_kind: FlowKindV,
         /// TCP flows only: their window algorithm. Default: `tcp.cc`.
         cc: TcpCcV,
+        /// Registered memory region of each flow (see `[[flow]]`). Default: the flow's size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per flow (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -575,6 +593,12 @@ pub fn flows(
     let small_size = V::<Size>::of(t.get("small_flow_size"), p, "small_flow_size");
     let small = ctx.get(&small_dscp);
     let limit = ctx.or(&small_size, Bytes(100_000))?;
+    let mem = mem_keys(
+        ctx,
+        &V::of(t.get("region"), p, "region"),
+        &V::of(t.get("access"), p, "access"),
+        &V::of(t.get("qps"), p, "qps"),
+    );
     let w = w?;
     match wl::expand(&w, &e) {
         Ok(mut f) => {
@@ -584,6 +608,14 @@ pub fn flows(
             }
             if let Some(d) = small {
                 small_flows_dscp(&mut f, limit, d);
+            }
+            let mem = mem?;
+            let qps_key = at(p, "qps");
+            for x in &mut f {
+                x.mem = mem;
+                if !check_split(ctx, &qps_key, x.size, &mem) {
+                    return None;
+                }
             }
             Some(f)
         }

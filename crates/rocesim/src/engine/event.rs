@@ -38,6 +38,8 @@ pub enum Event {
     NicWake(u32),
     /// A host NIC's receive pipeline finished processing the packet at its head.
     RxDone(u32),
+    /// A host NIC's payload DMA (`rx.pcie_latency`) completed for the oldest packet in flight.
+    RxPlaced(u32),
     /// A queue pair's retransmission timer.
     QpTimer(u32),
     /// A queue pair's congestion-control timer.

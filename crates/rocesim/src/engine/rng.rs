@@ -19,6 +19,8 @@ pub enum StreamKind {
     Flow = 3,
     /// Traffic generators.
     Workload = 4,
+    /// Per-NIC draws (random memory access).
+    Nic = 5,
 }
 
 /// SplitMix64 finalizer: a bijective 64-bit mixer (Steele et al. 2014).

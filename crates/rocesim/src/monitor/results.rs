@@ -254,6 +254,8 @@ pub struct RunResults {
     pub watchdog_queues: Vec<super::failures::WatchdogQueueStats>,
     /// Pause-storm counters of every NIC that had one.
     pub nic_storms: Vec<super::failures::NicStormStats>,
+    /// One row per NIC when some NIC models its caches (`nic.cache`), else empty.
+    pub nics: Vec<NicRow>,
     /// RDMA Pingmesh probes, in flow order (empty without a `pingmesh` workload).
     pub pingmesh: Vec<super::pingmesh::PingRecord>,
     /// PFC deadlocks found.
@@ -275,4 +277,36 @@ pub struct RunResults {
     /// Congestion isolation, when some switch isolates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub isolation: Option<super::IsolationResults>,
+}
+
+/// One NIC's resources: its caches, what their misses stalled, and the pauses it sent.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct NicRow {
+    /// Host name.
+    pub node: String,
+    /// QP-context cache lookups that hit (0 when the cache is not modelled).
+    pub qpc_hits: u64,
+    /// QP-context cache misses.
+    pub qpc_misses: u64,
+    /// WQE cache lookups that hit.
+    pub wqe_hits: u64,
+    /// WQE cache misses.
+    pub wqe_misses: u64,
+    /// Memory-translation (MTT) cache lookups that hit.
+    pub mtt_hits: u64,
+    /// MTT cache misses.
+    pub mtt_misses: u64,
+    /// Time the transmit pipeline was stalled on QPC and WQE misses, ns.
+    pub tx_stall_ns: u64,
+    /// Time the receive pipeline was stalled on MTT misses, ns.
+    pub rx_stall_ns: u64,
+    /// Pause frames the NIC sent to its switch (XOFF and refreshes, every priority).
+    pub pause_tx: u64,
+    /// Time the NIC held its switch paused (the longest over priorities), ns.
+    pub pausing_ns: u64,
+    /// Time the NIC's own transmitter was paused by its switch (the longest over
+    /// priorities), ns.
+    pub paused_ns: u64,
+    /// Data packets its requester QPs retransmitted.
+    pub retx_packets: u64,
 }

@@ -7,6 +7,7 @@
 //! CE-marked, sends a CNP; back at the sender the requester (`requester.rs`) advances the PSN
 //! window and feeds congestion control (`cc/`).
 
+use super::memory::NicMemory;
 use super::qp::{Requester, Responder, Slots};
 use super::ready::ReadyList;
 use super::rx_pipeline::RxPipeline;
@@ -43,6 +44,8 @@ pub struct Nic {
     pub wake_at: Time,
     /// The NIC's PFC storm guard (mlx5 `pfc_prevention_tout`).
     pub storm: StormGuard,
+    /// Its on-chip caches; `None` = an ideal NIC (`nic.cache = "off"`).
+    pub mem: Option<Box<NicMemory>>,
 }
 
 impl Nic {

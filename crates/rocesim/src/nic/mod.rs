@@ -3,9 +3,11 @@
 //! receive pipeline, the storm guard, the connection table, and TCP for the lossy classes
 //! (`tcp/`).
 
+pub mod cache;
 pub mod cc;
 pub mod conn;
 pub mod device;
+pub mod memory;
 pub mod params;
 pub mod qp;
 pub mod qp_state;

@@ -43,6 +43,75 @@ pub struct RxParams {
     pub xoff: Bytes,
     /// Occupancy at which the NIC sends PFC XON (quanta 0).
     pub xon: Bytes,
+    /// Fixed processing time of every packet (header parsing, QP lookup). The pipeline's
+    /// stages overlap: a packet occupies it for the largest of this, its wire bytes at
+    /// `rate` and its payload at the PCIe rate, plus any cache-miss stall.
+    pub per_packet: Time,
+    /// PCIe DMA rate of received payload into host memory; `None` = not a bottleneck.
+    pub pcie_rate: Option<Rate>,
+    /// Delay from the pipeline finishing a data packet to its payload being in host memory (a
+    /// posted PCIe write): the responder acts on the packet then.
+    pub pcie_latency: Time,
+}
+
+/// A coherent set of NIC resources (`nic.profile`); explicit keys override it.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum NicProfile {
+    /// Unlimited on-chip memory, line-rate pipeline: caches off.
+    #[default]
+    Ideal,
+    /// A ConnectX-5 class NIC: estimated cache sizes (`docs/nic.md`), go-back-N.
+    Commodity,
+    /// SRNIC (Wang et al. 2023): its 10K-QP QPC and 1.2 MB MTT on chip, no WQE cache,
+    /// a 0.6 MB RX buffer.
+    Srnic,
+}
+
+/// The NIC's on-chip caches (`nic.cache`). A cache that is `None` never misses.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CacheParams {
+    /// QP contexts, one entry per QP; looked up by the sender for every data packet.
+    pub qpc_entries: Option<u32>,
+    /// Memory translation (MTT), one entry per page of registered memory; looked up by the
+    /// receiver of data for every page a packet's payload touches.
+    pub mtt_entries: Option<u32>,
+    /// Work-queue elements, one per QP's current message; looked up by the sender.
+    pub wqe_entries: Option<u32>,
+    /// Page size of registered memory (a power of two), bytes.
+    pub page_size: u64,
+    /// Cost of one miss: a PCIe round trip to host memory that stalls the pipeline needing
+    /// the entry.
+    pub miss_latency: Time,
+}
+
+impl CacheParams {
+    /// Caches sized like a ConnectX-5 class NIC (estimates; vendors do not publish them):
+    /// MTT 2048 entries (Guo et al. 2016 §4.4), QPC 1024, WQE 4096 entries, 4 KiB pages.
+    pub const COMMODITY: CacheParams = CacheParams {
+        qpc_entries: Some(1024),
+        mtt_entries: Some(2048),
+        wqe_entries: Some(4096),
+        page_size: 4096,
+        miss_latency: Time::from_us(1),
+    };
+    /// SRNIC's on-chip budget (Wang et al. 2023): 2.3 MB of QPC for 10K QPs (230 B each:
+    /// 10,000 entries); 1.2 MB of MTT in 8-byte entries (150,000); no WQE cache (its QP
+    /// scheduler is cache-free); 4 KiB pages.
+    pub const SRNIC: CacheParams = CacheParams {
+        qpc_entries: Some(10_000),
+        mtt_entries: Some(150_000),
+        wqe_entries: None,
+        page_size: 4096,
+        miss_latency: Time::from_us(1),
+    };
+    /// Every cache absent (a table that names only some caches starts from this).
+    pub const NONE: CacheParams = CacheParams {
+        qpc_entries: None,
+        mtt_entries: None,
+        wqe_entries: None,
+        page_size: 4096,
+        miss_latency: Time::from_us(1),
+    };
 }
 
 /// Parameters of one host NIC.
@@ -92,6 +161,10 @@ pub struct NicParams {
     pub pfc_prevention_tout: Option<Time>,
     /// Bytes its header stack adds to each data frame on the wire (`nic.frame_overhead`).
     pub frame_overhead: crate::packet::FrameOverhead,
+    /// The resource profile it was built from.
+    pub profile: NicProfile,
+    /// On-chip caches; `None` = off (ideal NIC).
+    pub cache: Option<CacheParams>,
 }
 
 impl Default for NicParams {
@@ -121,9 +194,14 @@ impl Default for NicParams {
                 buffer: Bytes(256_000),
                 xoff: Bytes(128_000),
                 xon: Bytes(96_000),
+                per_packet: Time::ZERO,
+                pcie_rate: None,
+                pcie_latency: Time::ZERO,
             },
             pfc_prevention_tout: Some(Time::from_ms(100)),
             frame_overhead: Default::default(),
+            profile: NicProfile::Ideal,
+            cache: None,
         }
     }
 }

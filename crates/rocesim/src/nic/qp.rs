@@ -144,6 +144,8 @@ pub struct Responder {
     pub overhead: crate::packet::FrameOverhead,
     /// A TCP connection's reassembly state (`None` for an RDMA QP).
     pub tcp: Option<Box<super::tcp::TcpReceiver>>,
+    /// The registered memory its payload is placed in (MTT lookups).
+    pub mem: super::memory::MemRef,
 }
 
 /// QP slots of one NIC: a vector with a free list, so that a completed flow's slot is reused

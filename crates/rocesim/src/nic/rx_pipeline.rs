@@ -10,7 +10,7 @@ use std::collections::VecDeque;
 use super::device::Nic;
 use super::params::RxParams;
 use crate::engine::{Ctx, Event};
-use crate::ids::Priority;
+use crate::ids::{FlowId, Priority};
 use crate::packet::PacketKind;
 use crate::units::Time;
 
@@ -31,12 +31,24 @@ pub struct RxPipeline {
     pub stalled_since: Time,
     /// The NIC's PFC watchdog has disabled pause generation for good.
     pub pause_disabled: bool,
+    /// Packets are consumed as they arrive when nothing waits (line rate, no per-packet
+    /// time, no PCIe limit or latency, no memory translation to look up).
+    line: bool,
+    /// Packets whose payload DMA is in flight, with when it completes (in order).
+    pub placing: VecDeque<(Time, u32)>,
 }
 
 impl RxPipeline {
-    /// An idle pipeline.
-    pub fn new(params: RxParams) -> Self {
+    /// An idle pipeline; `translates`: it looks up memory translations (an MTT cache).
+    pub fn new(params: RxParams, translates: bool) -> Self {
+        let line = params.rate.is_none()
+            && params.per_packet == Time::ZERO
+            && params.pcie_rate.is_none()
+            && params.pcie_latency == Time::ZERO
+            && !translates;
         RxPipeline {
+            line,
+            placing: VecDeque::new(),
             params,
             queue: VecDeque::new(),
             bytes: 0,
@@ -49,7 +61,7 @@ impl RxPipeline {
     /// Can a packet arriving now skip the buffer (line-rate pipeline, nothing queued)?
     #[inline]
     pub fn bypass(&self) -> bool {
-        self.params.rate.is_none() && !self.stalled && self.queue.is_empty()
+        self.line && !self.stalled && self.queue.is_empty()
     }
     /// Is there room for `size` more bytes?
     #[inline]
@@ -67,12 +79,15 @@ impl RxPipeline {
         self.bytes -= s as u64;
         Some(p)
     }
-    /// Time to process a packet of `size` bytes (zero at line rate).
-    pub fn service_time(&self, size: u32) -> Time {
-        match self.params.rate {
-            Some(r) => r.tx_time(size as u64),
-            None => Time::ZERO,
-        }
+    /// Time to process a packet of `size` buffer bytes carrying `payload` bytes: its stages
+    /// overlap, so the slowest sets it (zero at line rate).
+    pub fn service_time(&self, size: u32, payload: u32) -> Time {
+        let p = &self.params;
+        let wire = p.rate.map_or(Time::ZERO, |r| r.tx_time(size as u64));
+        let dma = p
+            .pcie_rate
+            .map_or(Time::ZERO, |r| r.tx_time(payload as u64));
+        wire.max(dma).max(p.per_packet)
     }
     /// Over XOFF: the NIC should pause its switch.
     #[inline]
@@ -147,11 +162,20 @@ impl Nic {
         if self.rx.busy || self.rx.stalled {
             return;
         }
-        let Some(&(_, size)) = self.rx.queue.front() else {
+        let Some(&(pkt_id, size)) = self.rx.queue.front() else {
             return;
         };
         self.rx.busy = true;
-        let t = ctx.now + self.rx.service_time(size);
+        let pkt = ctx.packets.get(pkt_id);
+        let mut t = ctx.now + self.rx.service_time(size, pkt.payload as u32);
+        if let Some(mem) = self.mem.as_deref_mut() {
+            if pkt.kind == PacketKind::Data {
+                let slot = ctx.conns.get(FlowId(pkt.flow)).recv.0;
+                if let Some(r) = self.responders.get(slot).filter(|r| r.flow == pkt.flow) {
+                    t += mem.on_receive(&r.mem, pkt.psn, pkt.payload as u32);
+                }
+            }
+        }
         ctx.schedule(t, Event::RxDone(self.id));
     }
 
@@ -159,10 +183,32 @@ impl Nic {
     pub fn on_rx_done(&mut self, ctx: &mut Ctx) {
         self.rx.busy = false;
         if let Some(pkt) = self.rx.pop() {
-            self.process(pkt, ctx);
+            // Only a data packet's payload is written to host memory over PCIe.
+            let lat = self.rx.params.pcie_latency;
+            if lat == Time::ZERO || ctx.packets.get(pkt).kind != PacketKind::Data {
+                self.process(pkt, ctx);
+            } else {
+                if self.rx.placing.is_empty() {
+                    ctx.schedule(ctx.now + lat, Event::RxPlaced(self.id));
+                }
+                self.rx.placing.push_back((ctx.now + lat, pkt));
+            }
         }
         self.rx_check_xon(ctx);
         self.rx_start(ctx);
+    }
+
+    /// The payload DMA of the oldest packet in flight to host memory completed: the NIC
+    /// acts on it (and on any other placed by now).
+    pub fn on_rx_placed(&mut self, ctx: &mut Ctx) {
+        while let Some(&(t, pkt)) = self.rx.placing.front() {
+            if t > ctx.now {
+                ctx.schedule(t, Event::RxPlaced(self.id));
+                return;
+            }
+            self.rx.placing.pop_front();
+            self.process(pkt, ctx);
+        }
     }
 
     /// The NIC consumes a packet: transport at the responder or requester.

@@ -15,13 +15,62 @@ impl Nic {
     /// The next data packet, or `None` (then a NicWake is scheduled for the earliest time a
     /// paced QP may send).
     pub(crate) fn next_data(&mut self, ctx: &mut Ctx) -> Option<QEntry> {
+        if self.mem.is_some() {
+            return self.next_data_cached(ctx);
+        }
         match self.sched.pick(ctx.now, self.port.pause.mask) {
             Ok(slot) => Some(self.build_data(slot, ctx)),
             Err(earliest) => {
-                if earliest != Time::NEVER && earliest < self.wake_at {
-                    self.wake_at = earliest;
-                    ctx.schedule(earliest, Event::NicWake(self.id));
+                self.wake_by(earliest, ctx);
+                None
+            }
+        }
+    }
+
+    /// Make sure a NicWake fires at `t` or earlier (`NEVER`: none needed).
+    #[inline]
+    fn wake_by(&mut self, t: Time, ctx: &mut Ctx) {
+        if t != Time::NEVER && t < self.wake_at {
+            self.wake_at = t;
+            ctx.schedule(t, Event::NicWake(self.id));
+        }
+    }
+
+    /// `next_data` of a NIC with caches: the QP picked first has its context and WQE looked
+    /// up; on a miss the transmit pipeline holds it until the fetch completes, then sends it
+    /// (if it still may).
+    fn next_data_cached(&mut self, ctx: &mut Ctx) -> Option<QEntry> {
+        let mem = self.mem.as_deref_mut().expect("caches on");
+        if let Some((slot, qp, until)) = mem.tx_hold {
+            if ctx.now < until {
+                self.wake_by(until, ctx);
+                return None;
+            }
+            mem.tx_hold = None;
+            let open = self.senders.get(slot).is_some_and(|r| {
+                r.flow == qp
+                    && r.state == QpState::Ready
+                    && self.port.pause.mask & (1 << r.sq.tc) == 0
+            });
+            if open {
+                return Some(self.build_data(slot, ctx));
+            }
+        }
+        match self.sched.pick(ctx.now, self.port.pause.mask) {
+            Ok(slot) => {
+                let qp = self.senders.get(slot).expect("live QP").flow;
+                let mem = self.mem.as_deref_mut().expect("caches on");
+                let stall = mem.on_transmit(qp);
+                if stall == Time::ZERO {
+                    return Some(self.build_data(slot, ctx));
                 }
+                let until = ctx.now + stall;
+                mem.tx_hold = Some((slot, qp, until));
+                self.wake_by(until, ctx);
+                None
+            }
+            Err(earliest) => {
+                self.wake_by(earliest, ctx);
                 None
             }
         }

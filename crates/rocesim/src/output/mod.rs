@@ -13,6 +13,7 @@ mod fmt;
 mod isolation;
 mod json;
 mod metrics;
+mod nics;
 mod report;
 mod summary;
 mod svg;
@@ -35,6 +36,7 @@ pub use metrics::{
     headline, link_rows, slowdown_by_size, BucketSlowdown, Headline, LinkRow, SizeBucket,
     SIZE_BUCKETS,
 };
+pub use nics::{write_nics, NICS_HEADER};
 pub use report::report_html;
 pub use summary::{percentile_nearest_rank, summary_json};
 pub use tables::{
@@ -46,7 +48,7 @@ pub use terminal::terminal_table;
 
 /// Every file a run writes, relative to its result directory, in the order [`write_all`]
 /// writes them (`report.html` only when the report is on).
-pub const RESULT_FILES: [&str; 13] = [
+pub const RESULT_FILES: [&str; 14] = [
     "summary.json",
     "flows.csv",
     "ports.csv",
@@ -58,6 +60,7 @@ pub const RESULT_FILES: [&str; 13] = [
     "timeseries/queues.csv",
     "timeseries/rates.csv",
     "deadlocks.csv",
+    "nics.csv",
     "pingmesh.csv",
     "report.html",
 ];
@@ -84,13 +87,15 @@ pub fn prepare_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Writes every file of [`RESULT_FILES`] into `dir` (created if missing; `report.html` only
-/// when `report` is true, `pingmesh.csv` only when the run had probes). Returns the paths
+/// when `report` is true, `nics.csv` only when some NIC models its caches, `pingmesh.csv` only
+/// when the run had probes). Returns the paths
 /// written, in that order.
 pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir.join("timeseries"))?;
     let mut written = Vec::new();
     for name in RESULT_FILES {
         if (name == "report.html" && !report)
+            || (name == "nics.csv" && results.nics.is_empty())
             || (name == "pingmesh.csv" && results.pingmesh.is_empty())
         {
             continue;
@@ -132,6 +137,7 @@ pub fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Re
         "timeseries/queues.csv" => write_queues(results, w),
         "timeseries/rates.csv" => write_rates(results, w),
         "deadlocks.csv" => failures::write_deadlocks(results, w),
+        "nics.csv" => write_nics(results, w),
         "pingmesh.csv" => tables::write_pingmesh(results, w),
         "report.html" => w.write_all(report_html(results).as_bytes()),
         other => Err(io::Error::other(format!("unknown result file {other}"))),

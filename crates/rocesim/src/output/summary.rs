@@ -85,6 +85,9 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
     if let Some(iso) = &results.isolation {
         fields.push(("isolation", super::isolation::isolation_json(iso)));
     }
+    if let Some(n) = super::nics::nic_totals(results) {
+        fields.push(("nic", n));
+    }
     Json::obj(fields)
 }
 

@@ -134,7 +134,7 @@ pub fn write_pingmesh<W: io::Write>(results: &RunResults, w: W) -> io::Result<()
     out.flush()
 }
 
-fn writer<W: io::Write>(w: W) -> csv::Writer<W> {
+pub(super) fn writer<W: io::Write>(w: W) -> csv::Writer<W> {
     csv::WriterBuilder::new()
         .terminator(csv::Terminator::Any(b'\n'))
         .from_writer(w)

@@ -161,6 +161,7 @@ fn sample() -> RunResults {
         watchdog: Vec::new(),
         watchdog_queues: Vec::new(),
         nic_storms: Vec::new(),
+        nics: Vec::new(),
         pingmesh: Vec::new(),
         deadlocks: Vec::new(),
         drops_lossless: 0,

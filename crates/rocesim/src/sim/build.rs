@@ -25,6 +25,7 @@ use crate::monitor::sampler::Sampler;
 use crate::monitor::Monitor;
 use crate::nic::conn::ConnTable;
 use crate::nic::device::Nic;
+use crate::nic::memory::NicMemory;
 use crate::nic::rx_pipeline::RxPipeline;
 use crate::nic::watchdog::StormGuard;
 use crate::packet::{DATA_OVERHEAD, RETH};
@@ -46,7 +47,8 @@ struct PortPlan {
 
 impl Sim {
     /// Build the world for `scenario`.
-    pub fn new(scenario: Scenario) -> Result<Sim, BuildError> {
+    pub fn new(mut scenario: Scenario) -> Result<Sim, BuildError> {
+        let groups = super::qp_groups::expand(&mut scenario.flows);
         let mut errors = Vec::new();
         let plan = plan_ports(&scenario);
         for (h, hp) in plan.host_ports.iter().enumerate() {
@@ -106,6 +108,7 @@ impl Sim {
             interrupted: false,
             warmup_done: false,
             stop_requested: false,
+            groups,
             scenario,
         };
         for (f, spec) in sim.scenario.flows.iter().enumerate() {
@@ -291,7 +294,7 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
         xoff: Default::default(),
         pfc_enable: n.pfc_enable,
         pfc_quanta: n.pfc_quanta,
-        rx: RxPipeline::new(n.rx),
+        rx: RxPipeline::new(n.rx, n.cache.is_some_and(|c| c.mtt_entries.is_some())),
         senders: Default::default(),
         responders: Default::default(),
         sched: Default::default(),
@@ -300,6 +303,9 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
             timeout: n.pfc_prevention_tout,
             ..Default::default()
         },
+        mem: n
+            .cache
+            .map(|c| Box::new(NicMemory::new(&c, sc.sim.seed, h as u32))),
     }
 }
 

@@ -12,7 +12,9 @@ mod chains;
 mod describe;
 mod faults;
 mod isolation;
+mod nic_results;
 mod paths;
+mod qp_groups;
 mod results;
 mod retire;
 mod traffic;
@@ -69,6 +71,8 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) stop_requested: bool,
+    /// The QPs of flows with `qps > 1` (`None` when every flow is one QP).
+    pub(crate) groups: Option<qp_groups::QpGroups>,
 }
 
 impl Sim {
@@ -166,6 +170,7 @@ impl Sim {
             }
             Event::NicWake(h) => nics[h as usize].on_wake(ctx),
             Event::RxDone(h) => nics[h as usize].on_rx_done(ctx),
+            Event::RxPlaced(h) => nics[h as usize].on_rx_placed(ctx),
             Event::QpTimer(f) => {
                 let src = self.scenario.flows[f as usize].src;
                 nics[src as usize].on_qp_timer(f, ctx)

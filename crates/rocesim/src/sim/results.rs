@@ -34,20 +34,21 @@ impl Sim {
             peak_memory_kb: peak_memory_kb(),
             incomplete: self.interrupted,
             stopped_by: None,
-            flows: self.flow_results(now),
+            flows: self.merge_flow_rows(self.flow_results(now), now),
             tcp: self.tcp_results(now),
             ports: self.port_rows(now),
             port_queues: self.port_queue_rows(),
             pause_intervals: self.pause_intervals(now),
             pfc_log: self.pfc_records(),
             pfc_log_truncated: t.pfc_log_truncated,
-            throughput: self.throughput_samples(),
+            throughput: self.merge_throughput(self.throughput_samples()),
             queues: self.queue_samples(),
-            rates: self.rate_samples(),
+            rates: self.merge_rates(self.rate_samples()),
             congestion: self.congestion_records(now),
             watchdog,
             watchdog_queues,
             nic_storms,
+            nics: self.nic_rows(now),
             pingmesh: self.ping_records(now),
             deadlocks: self.deadlock_records(),
             drops_lossless: t.drops_lossless,
@@ -260,6 +261,7 @@ impl Sim {
         }
         for n in &self.nics {
             n.rx.queue.iter().for_each(|&(id, _)| count(id));
+            n.rx.placing.iter().for_each(|&(_, id)| count(id));
         }
         v
     }

@@ -54,6 +54,7 @@ pub fn flow(src: u32, dst: u32, size: Option<u64>, start: Time) -> FlowSpec {
         rate_limit: None,
         sport: 49152 + (src * 131 + dst * 7) as u16 % 16000,
         after: None,
+        mem: Default::default(),
     }
 }
 

@@ -3,11 +3,13 @@
 //! when every finite flow is done.
 
 use super::chains::Chains;
+use super::qp_groups::region_of;
 use super::Sim;
 use crate::engine::Event;
 use crate::fabric::routing::flow_hash;
 use crate::ids::{FlowId, QpId};
 use crate::nic::cc::{CcContext, CcState};
+use crate::nic::memory::MemRef;
 use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
 use crate::nic::qp_state::QpState;
 use crate::nic::tcp::{TcpReceiver, TcpSender};
@@ -163,6 +165,7 @@ impl Sim {
             &self.scenario.nics[spec.src as usize],
             &self.scenario.nics[spec.dst as usize],
         );
+        let mtu = snic.mtu;
         Responder {
             flow: f,
             src: spec.src,
@@ -182,6 +185,13 @@ impl Sim {
             cnp_gap: dnic.min_time_between_cnps,
             overhead: dnic.frame_overhead,
             tcp,
+            mem: MemRef {
+                region_id: spec.mem.region_id,
+                region: region_of(spec),
+                random: spec.mem.random,
+                base: spec.mem.base,
+                mtu,
+            },
         }
     }
 

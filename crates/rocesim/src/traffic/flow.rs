@@ -67,4 +67,37 @@ pub struct FlowSpec {
     /// scenario's flow list) has completed, `start` after that completion (so `start` is a gap,
     /// not an absolute time). Used by queue-depth workloads such as storage reads.
     pub after: Option<u32>,
+    /// The memory its operations touch and the queue pairs it uses (NIC caches).
+    pub mem: FlowMem,
 }
+
+/// The registered memory a flow's operations touch (at the side that translates addresses:
+/// the receiver of its data) and its queue pairs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowMem {
+    /// Registered region, bytes; `None` = the message size (1 MiB for a long-lived flow).
+    pub region: Option<u64>,
+    /// Packets land at uniformly random offsets of the region (else one after another).
+    pub random: bool,
+    /// Queue pairs between the same two hosts that carry the flow (its bytes split evenly).
+    pub qps: u32,
+    /// Which region: the index of the scenario flow (shared by its QPs).
+    pub region_id: u32,
+    /// Where this QP's first packet lands in the region, bytes.
+    pub base: u64,
+}
+
+impl Default for FlowMem {
+    fn default() -> Self {
+        FlowMem {
+            region: None,
+            random: false,
+            qps: 1,
+            region_id: u32::MAX,
+            base: 0,
+        }
+    }
+}
+
+/// The largest `qps` of a flow: 2^24 (the QP number space of a BTH).
+pub const MAX_QPS: u32 = 1 << 24;

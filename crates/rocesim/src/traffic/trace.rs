@@ -136,5 +136,6 @@ fn row(
         rate_limit: None,
         sport: 0,
         after: None,
+        mem: Default::default(),
     }))
 }

@@ -208,6 +208,7 @@ fn poisson(
                 rate_limit: None,
                 sport: 0,
                 after: None,
+                mem: Default::default(),
             }
         })
         .collect())

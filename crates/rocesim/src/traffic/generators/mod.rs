@@ -54,5 +54,6 @@ pub(crate) fn flow(src: u32, dst: u32, size: Option<u64>, start: Time, dscp: u8)
         rate_limit: None,
         sport: 0,
         after: None,
+        mem: Default::default(),
     }
 }
