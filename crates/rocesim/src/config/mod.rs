@@ -15,6 +15,7 @@ pub mod declare;
 pub mod error;
 pub mod faults;
 pub mod flows;
+pub mod irn;
 pub mod leaf;
 pub mod lists;
 pub mod nic;
@@ -42,6 +43,7 @@ pub mod sections {
     pub use super::cc::{Dcqcn, Dctcp, Hpcc, Rcm, Timely};
     pub use super::faults::KINDS as FAULT_KINDS;
     pub use super::flows::Flow;
+    pub use super::irn::Irn;
     pub use super::nic::{Nic, Rx};
     pub use super::sim::{Output, Sim};
     pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use super::cc::{self, Dcqcn, Dctcp, Hpcc, Rcm, Timely};
 use super::check::Ctx;
 use super::declare::Leaf;
+use super::irn::Irn;
 use super::leaf::{
     choice, AnyTable, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff,
     TimeV,
@@ -19,8 +20,8 @@ use crate::table;
 use crate::topology::Topology;
 
 choice!(/// Reliable transport.
-    TransportV -> TransportKind { "gb0" => TransportKind::Gb0, "gbn" => TransportKind::Gbn }
-    later ["irn", "srnic"]);
+    TransportV -> TransportKind { "gb0" => TransportKind::Gb0, "gbn" => TransportKind::Gbn,
+        "irn" => TransportKind::Irn, "srnic" => TransportKind::Srnic });
 choice!(/// Congestion control at the sender.
     CcV -> CcKind { "none" => CcKind::None, "rcm" => CcKind::Rcm, "dcqcn" => CcKind::Dcqcn,
         "hpcc" => CcKind::Hpcc, "timely" => CcKind::Timely, "dctcp" => CcKind::Dctcp });
@@ -31,8 +32,10 @@ table! {
     pub struct Nic {
         /// Payload bytes per packet. Default: `1024`.
         mtu: Int<64, 9000>,
-        /// Go-back-0 (restart the message on NAK) or go-back-N; `irn`, `srnic`: not supported
-        /// yet. Default: `"gbn"`.
+        /// Loss recovery: go-back-0 (restart the message on NAK), go-back-N, `"irn"`
+        /// (selective repeat with BDP-FC, Mittal et al. 2018) or `"srnic"` (IRN's recovery
+        /// with the receiver bitmap in host memory, Wang et al. 2023); see `[nic.irn]`.
+        /// Default: `"gbn"`.
         transport: TransportV,
         /// Congestion control at the sender (reaction point); each algorithm's parameters are
         /// in its own table. Default: `"none"`.
@@ -91,6 +94,8 @@ table! {
         timely: Timely,
         /// DCTCP parameters. Default: see `[nic.dctcp]`.
         dctcp: Dctcp,
+        /// IRN / SRNIC loss recovery. Default: see `[nic.irn]`.
+        irn: Irn,
         /// Accepted (must be a table) and ignored until the NIC cache model exists.
         /// Default: none.
         cache: AnyTable,
@@ -174,6 +179,9 @@ pub fn apply(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
     ctx.set(&t.base_rtt, |x| p.base_rtt = x);
     ctx.set(&t.cache, |()| ());
     apply_rx(ctx, t, p, o);
+    if let Some(irn) = ctx.get(&t.irn) {
+        super::irn::apply(ctx, &irn, &mut p.irn, o);
+    }
     // After `dcqcn`, whose profile sets the CNP interval too: an explicit key wins.
     apply_cc(ctx, t, p);
     ctx.set(&t.min_time_between_cnps, |x| p.min_time_between_cnps = x);
@@ -181,6 +189,7 @@ pub fn apply(ctx: &mut Ctx, t: &Nic, p: &mut NicParams, o: &mut Origins) {
 
 /// Cross-key rules of one resolved NIC.
 fn validate(ctx: &mut Ctx, p: &NicParams, o: &Origins) {
+    super::irn::validate(ctx, p, o);
     let rx = &p.rx;
     if rx.xon > rx.xoff {
         let msg = format!(

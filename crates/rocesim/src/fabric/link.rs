@@ -6,22 +6,36 @@
 
 use std::collections::VecDeque;
 
+use rand::RngExt;
+
+use crate::engine::rng::SimRng;
 use crate::units::Time;
 
-/// A loss process on a channel (fault injection).
-#[derive(Clone, Copy, Debug, PartialEq)]
+/// A loss process on a channel (fault injection). It applies to data packets only, or with
+/// `all` to every frame (ACK, NAK, CNP and PFC frames too).
+#[derive(Clone, Debug, PartialEq)]
 pub enum Loss {
     /// No injected loss.
     None,
-    /// Drop every Nth data packet (the Nth, 2Nth, ...).
+    /// Drop every Nth frame it applies to (the Nth, 2Nth, ...).
     Every {
         /// Period.
         n: u64,
-        /// Data packets seen so far.
+        /// Frames seen so far.
         seen: u64,
+        /// Control frames too.
+        all: bool,
     },
-    /// Drop each data packet with this probability.
-    Random(f64),
+    /// Drop each frame it applies to with probability `p`, drawing from the channel's own
+    /// random stream (so loss on one link does not perturb another's).
+    Random {
+        /// Drop probability.
+        p: f64,
+        /// Control frames too.
+        all: bool,
+        /// The channel's loss stream.
+        rng: Box<SimRng>,
+    },
 }
 
 /// The channel leaving one port toward its peer.
@@ -62,16 +76,19 @@ impl Channel {
     pub fn head_time(&self) -> Option<Time> {
         self.in_flight.front().map(|&(t, _)| t)
     }
-    /// Decide whether the loss process drops the next data packet; `coin` is a uniform draw
-    /// in [0, 1) used only by random loss.
-    pub fn drops_next(&mut self, coin: impl FnOnce() -> f64) -> bool {
+    /// Decide whether the loss process drops the next frame (`data`: a data packet; other
+    /// frames only count when the process applies to all frames).
+    pub fn drops_next(&mut self, data: bool) -> bool {
         match &mut self.loss {
             Loss::None => false,
-            Loss::Every { n, seen } => {
+            Loss::Every { n, seen, all } => {
+                if !data && !*all {
+                    return false;
+                }
                 *seen += 1;
                 *seen % *n == 0
             }
-            Loss::Random(p) => coin() < *p,
+            Loss::Random { p, all, rng } => (data || *all) && rng.random::<f64>() < *p,
         }
     }
 }
@@ -83,11 +100,19 @@ mod tests {
     #[test]
     fn every_nth_drops_exactly_one_in_n() {
         let mut c = Channel {
-            loss: Loss::Every { n: 256, seen: 0 },
+            loss: Loss::Every {
+                n: 256,
+                seen: 0,
+                all: false,
+            },
             ..Default::default()
         };
-        let drops = (0..256 * 10).filter(|_| c.drops_next(|| 0.0)).count();
+        let drops = (0..256 * 10).filter(|_| c.drops_next(true)).count();
         assert_eq!(drops, 10);
+        assert!(
+            (0..1000).all(|_| !c.drops_next(false)),
+            "control frames pass a data-only loss"
+        );
     }
 
     #[test]

@@ -227,9 +227,8 @@ impl Port {
         ctx.monitor.count_tx(self.id, tc, wire);
         let ch = &mut self.wire;
         let lost = !ch.up
-            || ch.loss != Loss::None
-                && ctx.packets.get(pkt).kind == PacketKind::Data
-                && ch.drops_next(|| ctx.loss_coin());
+            || !matches!(ch.loss, Loss::None)
+                && ch.drops_next(ctx.packets.get(pkt).kind == PacketKind::Data);
         if lost {
             ctx.monitor.count_lost(self.id, tc, wire);
             ctx.drop_packet(pkt);

@@ -9,7 +9,9 @@
 
 use super::qp::{Requester, Responder, Slots};
 use super::ready::ReadyList;
+use super::recovery_stats::RecoveryCounters;
 use super::rx_pipeline::RxPipeline;
+use super::selective::Selective;
 use super::watchdog::StormGuard;
 use crate::engine::Ctx;
 use crate::fabric::pfc::XoffState;
@@ -43,6 +45,10 @@ pub struct Nic {
     pub wake_at: Time,
     /// The NIC's PFC storm guard (mlx5 `pfc_prevention_tout`).
     pub storm: StormGuard,
+    /// Selective-repeat state of its IRN and SRNIC QPs.
+    pub irn: Selective,
+    /// Its loss-recovery counters.
+    pub recovery: RecoveryCounters,
 }
 
 impl Nic {

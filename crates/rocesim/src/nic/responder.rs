@@ -10,14 +10,21 @@ use crate::ids::{FlowId, Priority, QueueId};
 use crate::packet::{ecn, flags, Packet, PacketKind};
 
 /// A control packet to send back to a flow's requester.
-struct Control {
-    kind: PacketKind,
-    psn: u32,
-    wire: u32,
-    dscp: u8,
-    tc: u8,
-    flags: u8,
-    aux: u32,
+pub(crate) struct Control {
+    /// ACK, NAK or CNP.
+    pub kind: PacketKind,
+    /// The PSN it carries.
+    pub psn: u32,
+    /// Bytes on the wire.
+    pub wire: u32,
+    /// Its DSCP.
+    pub dscp: u8,
+    /// Its traffic class at the NIC.
+    pub tc: u8,
+    /// Its flag bits.
+    pub flags: u8,
+    /// Its `aux` word (send time or INT record echoed; an IRN NACK's selective PSN).
+    pub aux: u32,
 }
 
 impl Nic {
@@ -38,6 +45,9 @@ impl Nic {
         let ce = pkt.ecn == ecn::CE;
         if ce {
             c.ecn_marked = c.ecn_marked.saturating_add(1);
+        }
+        if r.transport.is_selective() {
+            return self.on_data_selective(slot, pkt, ce, ctx);
         }
         let v = transport::on_data(&mut r.rq, r.transport, pkt.psn, r.npkts, r.ack_every);
         if v.restart_discards {
@@ -95,7 +105,7 @@ impl Nic {
     /// per QP per `min_time_between_cnps` window: the windows follow one another without
     /// drift while marks keep coming, so a continuously marked QP gets exactly one CNP per
     /// interval (20,000/s at 50 us); after a quiet spell a new window opens at the next mark.
-    fn notify_congestion(&mut self, slot: u32, ctx: &mut Ctx) {
+    pub(crate) fn notify_congestion(&mut self, slot: u32, ctx: &mut Ctx) {
         let now = ctx.now;
         let r = self.responders.get_mut(slot).expect("live QP");
         if now < r.cnp_window_end {
@@ -118,7 +128,7 @@ impl Nic {
     }
 
     /// Queue a control packet of responder `slot` toward its requester.
-    fn send_control(&mut self, slot: u32, c: Control, ctx: &mut Ctx) {
+    pub(crate) fn send_control(&mut self, slot: u32, c: Control, ctx: &mut Ctx) {
         let r = self.responders.get(slot).expect("live QP");
         let reply = Packet {
             kind: c.kind,

@@ -53,7 +53,8 @@ impl Nic {
         let payload = sq.payload_of(psn);
         let wire = r.overhead.data(payload, psn == 0) + r.int_bytes;
         let c = &mut ctx.monitor.flows[f as usize].c;
-        if psn < sq.max_sent {
+        let retx = psn < sq.max_sent;
+        if retx {
             c.retx_packets = c.retx_packets.saturating_add(1);
         } else {
             sq.max_sent = psn + 1;
@@ -67,8 +68,12 @@ impl Nic {
         if let Some(rt) = rate {
             sq.next_send = now + rt.tx_time(wire as u64);
         }
-        let arm = !sq.timer_pending;
+        let selective = sq.transport.is_selective();
+        let arm = !sq.timer_pending && !selective;
         sq.timer_pending = true;
+        if retx && !selective {
+            self.recovery.count_retx(sq.retx_cause);
+        }
         let mut pkt = Packet {
             kind: PacketKind::Data,
             dscp: r.dscp,
@@ -93,7 +98,11 @@ impl Nic {
             pkt.flags = flags::INT;
             pkt.aux = ctx.ints.alloc();
         }
-        if r.has_cc {
+        let has_cc = r.has_cc;
+        if selective {
+            self.irn_sent(slot, psn, retx, ctx);
+        }
+        if has_cc {
             self.arm_cc_timer(slot, ctx);
         }
         self.settle(slot, now);

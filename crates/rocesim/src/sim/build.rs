@@ -25,6 +25,7 @@ use crate::monitor::Monitor;
 use crate::nic::conn::ConnTable;
 use crate::nic::device::Nic;
 use crate::nic::rx_pipeline::RxPipeline;
+use crate::nic::selective::Selective;
 use crate::nic::watchdog::StormGuard;
 use crate::packet::{DATA_OVERHEAD, RETH};
 use crate::topology::NodeRef;
@@ -91,7 +92,6 @@ impl Sim {
                 monitor: Monitor::new(nports, scenario.flows.len(), congestion, out.max_pfc_log),
                 routes,
                 conns: ConnTable::new(scenario.flows.len()),
-                loss_rng: stream(scenario.sim.seed, StreamKind::Fault, 0),
             },
             switches,
             nics,
@@ -295,6 +295,8 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
             timeout: n.pfc_prevention_tout,
             ..Default::default()
         },
+        irn: Selective::new(n.irn),
+        recovery: Default::default(),
     }
 }
 

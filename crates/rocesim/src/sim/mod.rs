@@ -171,6 +171,7 @@ impl Sim {
                 let src = self.scenario.flows[f as usize].src;
                 nics[src as usize].on_cc_timer(f, ctx)
             }
+            Event::BitmapRead(h) => nics[h as usize].on_bitmap_read(ctx),
             Event::NicWatchdog(h) => nics[h as usize].on_storm_check(ctx),
             Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
             Event::FlowStart => self.on_flow_start(),

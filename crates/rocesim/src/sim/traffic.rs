@@ -8,6 +8,7 @@ use crate::engine::Event;
 use crate::fabric::routing::flow_hash;
 use crate::ids::{FlowId, QpId};
 use crate::nic::cc::{CcContext, CcState};
+use crate::nic::irn::RetxCause;
 use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
 use crate::nic::qp_state::QpState;
 use crate::packet::ROCEV2_UDP_PORT;
@@ -59,9 +60,30 @@ impl Sim {
         let (src, dst) = (spec.src, spec.dst);
         let recv = self.nics[dst as usize].open_responder(responder);
         let send = self.nics[src as usize].open_requester(requester, now);
+        if self.scenario.nics[src as usize].transport.is_selective() {
+            let cap = self.bdp_fc_packets(src, dst);
+            self.nics[src as usize].irn_open_tx(send, cap, now);
+            self.nics[dst as usize].irn_open_rx(recv);
+        }
         self.ctx.conns.connect(FlowId(f), QpId(send), QpId(recv));
         let ctx = &mut self.ctx;
         self.nics[src as usize].try_send(ctx);
+    }
+
+    /// IRN's BDP-FC window of a QP from `src` to `dst`: ⌈BDP / MTU⌉ packets, where the BDP
+    /// is `[nic.irn] bdp_cap` or the path's base RTT times its slowest link.
+    pub(crate) fn bdp_fc_packets(&self, src: u32, dst: u32) -> u32 {
+        let nic = &self.scenario.nics[src as usize];
+        let bdp = nic.irn.bdp_cap.map_or_else(
+            || {
+                let rtt = self.base_rtt(src, dst, nic.mtu);
+                let path = self.path(src, dst);
+                let slowest = path.iter().map(|h| h.0).min();
+                slowest.map_or(0, |r| r.bytes_in(rtt))
+            },
+            |b| b.0,
+        );
+        bdp.div_ceil(nic.mtu as u64).clamp(1, u32::MAX as u64) as u32
     }
 
     /// Both ends of flow `f`'s QP, with its congestion control sized by its path.
@@ -124,6 +146,7 @@ impl Sim {
                 timer_pending: false,
                 done: false,
                 done_at: None,
+                retx_cause: RetxCause::Timeout,
             },
         };
         let responder = Responder {
