@@ -7,10 +7,11 @@
 //!   extensions);
 //! - a packet that fills the hole at the cumulative point costs one host access that reads
 //!   the bitmap back to find the new cumulative point: its ACK, and every later reply of the
-//!   same QP until that read completes, waits one `bitmap_latency` (a PCIe round trip);
-//! - accesses are pipelined: the delayed replies wait in a fixed-latency FIFO while the
-//!   receive pipeline goes on (no per-packet stall); in-order packets with no hole pending
-//!   never touch host memory.
+//!   same QP until that read completes, waits until `bitmap_latency` (a PCIe round trip)
+//!   after the hole was filled, so the QP's replies keep their order;
+//! - accesses are pipelined: the delayed replies wait in a queue ordered by release time
+//!   while the receive pipeline goes on (no per-packet stall); in-order packets with no hole
+//!   pending never touch host memory.
 
 use std::collections::VecDeque;
 
@@ -35,19 +36,45 @@ pub struct Delayed {
     pub flags: u8,
 }
 
-/// The NIC's pipeline of bitmap reads: replies in the order they were delayed (all wait the
-/// same latency, so that is also the order they leave in).
-#[derive(Debug, Default)]
+/// The NIC's pipeline of bitmap reads: replies waiting, in order of release time (ties in
+/// the order they were delayed).
+#[derive(Debug)]
 pub struct BitmapHost {
-    /// Replies waiting, oldest first.
+    /// Replies waiting, earliest first.
     pub fifo: VecDeque<Delayed>,
+    /// When the pending `BitmapRead` event fires (`NEVER` = none).
+    pub event_at: Time,
+}
+
+impl Default for BitmapHost {
+    fn default() -> Self {
+        BitmapHost {
+            fifo: VecDeque::new(),
+            event_at: Time::NEVER,
+        }
+    }
 }
 
 impl BitmapHost {
-    /// Queue `d`; returns true if it is the only one (schedule its event).
-    pub fn push(&mut self, d: Delayed) -> bool {
-        self.fifo.push_back(d);
-        self.fifo.len() == 1
+    /// Queue `d`; returns the time to schedule a `BitmapRead` event at, if one is needed.
+    pub fn push(&mut self, d: Delayed) -> Option<Time> {
+        // Usually the latest: scan from the back.
+        let i = self
+            .fifo
+            .iter()
+            .rposition(|e| e.at <= d.at)
+            .map_or(0, |i| i + 1);
+        self.fifo.insert(i, d);
+        self.arm()
+    }
+    /// The time of a `BitmapRead` event needed for the earliest reply, if none is pending
+    /// early enough (recorded as pending).
+    pub fn arm(&mut self) -> Option<Time> {
+        let head = self.fifo.front()?.at;
+        (head < self.event_at).then(|| {
+            self.event_at = head;
+            head
+        })
     }
     /// The next reply due by `now`.
     pub fn pop_due(&mut self, now: Time) -> Option<Delayed> {
@@ -56,9 +83,5 @@ impl BitmapHost {
         } else {
             None
         }
-    }
-    /// When the oldest waiting reply is due.
-    pub fn next_at(&self) -> Option<Time> {
-        self.fifo.front().map(|d| d.at)
     }
 }

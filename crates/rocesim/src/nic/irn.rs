@@ -204,6 +204,8 @@ pub struct IrnRx {
     pub since_ack: u32,
     /// SRNIC: until then a read of the host bitmap is under way and replies wait for it.
     pub read_until: Time,
+    /// SRNIC: its replies still waiting in the NIC's bitmap pipeline.
+    pub waiting: u32,
 }
 
 impl IrnRx {
@@ -213,6 +215,7 @@ impl IrnRx {
         self.held = 0;
         self.since_ack = 0;
         self.read_until = Time::ZERO;
+        self.waiting = 0;
     }
 
     /// Data packet `psn` of a message of `npkts` packets; `expected` is the cumulative point.

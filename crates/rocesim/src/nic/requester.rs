@@ -47,6 +47,10 @@ impl Nic {
                 self.complete(slot, ctx);
             } else {
                 self.settle(slot, now);
+                if selective {
+                    // BDP-FC is a window: an ACK may open it.
+                    self.try_send(ctx);
+                }
             }
             return;
         }
@@ -66,7 +70,7 @@ impl Nic {
             int: has_int.then(|| ctx.ints.get(ack.aux)),
         };
         r.sq.cc.on_ack(&info);
-        let windowed = r.sq.cc.window().is_some();
+        let windowed = selective || r.sq.cc.window().is_some();
         self.arm_cc_timer(slot, ctx);
         if done {
             self.complete(slot, ctx);

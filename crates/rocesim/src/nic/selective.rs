@@ -162,8 +162,9 @@ impl Nic {
             if v.filled_hole {
                 rx.read_until = now + self.irn.params.bitmap_latency;
             }
-            wait = now < rx.read_until;
+            wait = now < rx.read_until || rx.waiting > 0;
         }
+        let release = rx.read_until.max(now);
         if ce {
             self.notify_congestion(slot, ctx);
         }
@@ -184,7 +185,7 @@ impl Nic {
             return;
         }
         let d = Delayed {
-            at: now + self.irn.params.bitmap_latency,
+            at: release,
             slot,
             flow: f,
             kind,
@@ -193,8 +194,9 @@ impl Nic {
             flags: bits,
         };
         if wait {
-            if self.irn.host.push(d) {
-                ctx.schedule(d.at, Event::BitmapRead(self.id));
+            self.irn.rx[slot as usize].waiting += 1;
+            if let Some(t) = self.irn.host.push(d) {
+                ctx.schedule(t, Event::BitmapRead(self.id));
             }
         } else {
             self.send_reply(d, ctx);
@@ -223,10 +225,17 @@ impl Nic {
 
     /// SRNIC: bitmap reads completed; the replies that waited for them leave.
     pub fn on_bitmap_read(&mut self, ctx: &mut Ctx) {
+        if self.irn.host.event_at != ctx.now {
+            return;
+        }
+        self.irn.host.event_at = Time::NEVER;
         while let Some(d) = self.irn.host.pop_due(ctx.now) {
+            if let Some(rx) = self.irn.rx.get_mut(d.slot as usize) {
+                rx.waiting = rx.waiting.saturating_sub(1);
+            }
             self.send_reply(d, ctx);
         }
-        if let Some(t) = self.irn.host.next_at() {
+        if let Some(t) = self.irn.host.arm() {
             ctx.schedule(t, Event::BitmapRead(self.id));
         }
     }

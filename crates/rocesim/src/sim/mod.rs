@@ -16,6 +16,8 @@ mod results;
 mod retire;
 mod traffic;
 
+#[cfg(test)]
+mod irn_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
