@@ -5,7 +5,7 @@
 use super::irn::RetxCause;
 
 /// Loss-recovery counters of one NIC (packets unless named otherwise).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
 pub struct RecoveryCounters {
     /// Data packets sent again because the retransmission timer expired.
     pub retx_timeout: u64,

@@ -168,6 +168,8 @@ fn sample() -> RunResults {
         ecn_marked: 40,
         cnp_tx: 6,
         warnings: vec!["headroom below one RTT".into()],
+        recovery: None,
+        recovery_by_host: vec![],
     }
 }
 

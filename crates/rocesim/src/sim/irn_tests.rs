@@ -220,3 +220,47 @@ fn selective_repeat_keeps_goodput_at_one_percent_loss() {
     assert!(sc[1].bitmap_host_accesses >= sc[1].ooo_rx, "{:?}", sc[1]);
     assert!(ic[0].retx_selective > 0 && ic[0].retx_nack > 0 && ic[0].retx_timeout > 0);
 }
+
+#[test]
+fn loss_of_all_frames_drops_acks_and_the_summary_warns_about_unprotected_go_back_n() {
+    // Every 2nd frame from sw1 toward sw0 (the direction only ACKs and NAKs take) is lost.
+    let mk = |t, all| {
+        let mut sc = lossy_path(t, Time::from_ms(5));
+        sc.flows.push(flow(0, 1, Some(1024 * 99), Time::ZERO));
+        let mut f = loss(Some(2), None);
+        if let FaultKind::Loss {
+            from_a, all_frames, ..
+        } = &mut f.kind
+        {
+            *from_a = Some(false);
+            *all_frames = all;
+        }
+        sc.faults.push(f);
+        sc
+    };
+    let (data_only, _) = run(mk(TransportKind::Irn, false));
+    assert_eq!(data_only.drops_fault, 0, "no data crosses sw1 → sw0");
+    let (all, _) = run(mk(TransportKind::Irn, true));
+    // 99 cumulative ACKs, one per packet: the 49 even ones are lost; the odd ones, the last
+    // included, still cover every PSN.
+    assert_eq!(all.drops_fault, 49);
+    assert!(all.flows[0].end_ns.is_some() && all.flows[0].retx_packets == 0);
+    assert!(
+        all.recovery.is_some(),
+        "counters reported with a loss fault"
+    );
+    let warned = |r: &RunResults| r.warnings.iter().any(|w| w.contains("go-back-N"));
+    assert!(!warned(&all), "IRN is not warned about");
+    let (gbn, _) = run(mk(TransportKind::Gbn, true));
+    assert!(warned(&gbn), "{:?}", gbn.warnings);
+    let mut sc = mk(TransportKind::Gbn, true);
+    sc.nics.iter_mut().for_each(|n| n.pfc_enable = 1 << 3);
+    let (pfc, _) = run(sc);
+    assert!(!warned(&pfc), "PFC protects its class");
+    let mut quiet = lossy_path(TransportKind::Gbn, Time::from_ms(1));
+    quiet.flows.push(flow(0, 1, Some(1024), Time::ZERO));
+    assert!(
+        run(quiet).0.recovery.is_none(),
+        "go-back-N without loss: no counters"
+    );
+}
