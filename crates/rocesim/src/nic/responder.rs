@@ -49,6 +49,7 @@ impl Nic {
         if r.transport.is_selective() {
             return self.on_data_selective(slot, pkt, ce, ctx);
         }
+        let expected = r.rq.expected;
         let v = transport::on_data(&mut r.rq, r.transport, pkt.psn, r.npkts, r.ack_every);
         if v.restart_discards {
             c.discarded += c.delivered;
@@ -61,6 +62,9 @@ impl Nic {
             }
         } else {
             c.discarded += pkt.payload as u64;
+            if pkt.psn > expected {
+                self.recovery.ooo_rx += 1;
+            }
         }
         let (dscp, tc, overhead) = (r.dscp, r.tc, r.overhead);
         if ce {
