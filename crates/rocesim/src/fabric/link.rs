@@ -13,7 +13,7 @@ use crate::units::Time;
 
 /// A loss process on a channel (fault injection). It applies to data packets only, or with
 /// `all` to every frame (ACK, NAK, CNP and PFC frames too).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Loss {
     /// No injected loss.
     None,
@@ -27,14 +27,12 @@ pub enum Loss {
         all: bool,
     },
     /// Drop each frame it applies to with probability `p`, drawing from the channel's own
-    /// random stream (so loss on one link does not perturb another's).
+    /// random stream (`Channel::rng`, so loss on one link does not perturb another's).
     Random {
         /// Drop probability.
         p: f64,
         /// Control frames too.
         all: bool,
-        /// The channel's loss stream.
-        rng: Box<SimRng>,
     },
 }
 
@@ -47,6 +45,8 @@ pub struct Channel {
     pub up: bool,
     /// Injected loss.
     pub loss: Loss,
+    /// The random stream of `Loss::Random` (set with it).
+    pub rng: Option<Box<SimRng>>,
 }
 
 impl Default for Channel {
@@ -55,6 +55,7 @@ impl Default for Channel {
             in_flight: VecDeque::new(),
             up: true,
             loss: Loss::None,
+            rng: None,
         }
     }
 }
@@ -79,16 +80,22 @@ impl Channel {
     /// Decide whether the loss process drops the next frame (`data`: a data packet; other
     /// frames only count when the process applies to all frames).
     pub fn drops_next(&mut self, data: bool) -> bool {
-        match &mut self.loss {
+        match self.loss {
             Loss::None => false,
-            Loss::Every { n, seen, all } => {
-                if !data && !*all {
+            Loss::Every {
+                n,
+                ref mut seen,
+                all,
+            } => {
+                if !data && !all {
                     return false;
                 }
                 *seen += 1;
-                *seen % *n == 0
+                *seen % n == 0
             }
-            Loss::Random { p, all, rng } => (data || *all) && rng.random::<f64>() < *p,
+            Loss::Random { p, all } => {
+                (data || all) && self.rng.as_mut().is_some_and(|r| r.random::<f64>() < p)
+            }
         }
     }
 }

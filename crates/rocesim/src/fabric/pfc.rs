@@ -171,7 +171,7 @@ impl Port {
         let quanta = self.pfc_quanta[prio.idx()];
         self.busy_until = ctx.now + self.tx_time(PFC_WIRE as u64);
         let at = self.busy_until + self.delay + self.peer_response;
-        let lost = !matches!(self.wire.loss, Loss::None) && self.wire.drops_next(false);
+        let lost = self.wire.loss != Loss::None && self.wire.drops_next(false);
         if lost {
             ctx.monitor.totals.drops_fault += 1;
         } else if self.wire.up {

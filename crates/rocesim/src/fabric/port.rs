@@ -227,7 +227,7 @@ impl Port {
         ctx.monitor.count_tx(self.id, tc, wire);
         let ch = &mut self.wire;
         let lost = !ch.up
-            || !matches!(ch.loss, Loss::None)
+            || ch.loss != Loss::None
                 && ch.drops_next(ctx.packets.get(pkt).kind == PacketKind::Data);
         if lost {
             ctx.monitor.count_lost(self.id, tc, wire);

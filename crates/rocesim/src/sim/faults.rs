@@ -53,14 +53,15 @@ impl Sim {
                     let loss = match (start, every, probability) {
                         (false, _, _) => Loss::None,
                         (true, Some(n), _) => Loss::Every { n, seen: 0, all },
-                        (true, None, Some(p)) => Loss::Random {
-                            p,
-                            all,
-                            rng: Box::new(stream(self.scenario.sim.seed, StreamKind::Fault, id)),
-                        },
+                        (true, None, Some(p)) => Loss::Random { p, all },
                         (true, None, None) => Loss::None,
                     };
-                    self.port_mut(PortId(p)).wire.loss = loss;
+                    let seed = self.scenario.sim.seed;
+                    let wire = &mut self.port_mut(PortId(p)).wire;
+                    if matches!(loss, Loss::Random { .. }) {
+                        wire.rng = Some(Box::new(stream(seed, StreamKind::Fault, id)));
+                    }
+                    wire.loss = loss;
                 }
             }
         }
