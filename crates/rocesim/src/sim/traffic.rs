@@ -110,6 +110,7 @@ impl Sim {
             frame_overhead: snic.frame_overhead.0,
         };
         let cc = CcState::new(snic.cc, &snic.cc_params, &cc_ctx);
+        let int_bytes = cc.wants_int().then_some(snic.cc_params.hpcc.int_header);
         let tc = snic.dscp_to_tc[(spec.dscp & 63) as usize];
         let hash = flow_hash(spec.src, spec.dst, spec.sport, ROCEV2_UDP_PORT);
         let requester = Requester {
@@ -117,17 +118,13 @@ impl Sim {
             dst: spec.dst,
             dscp: spec.dscp,
             ttl: snic.ttl,
-            wants_int: cc.wants_int(),
+            wants_int: int_bytes.is_some(),
             has_cc: !matches!(cc, CcState::None(_)),
             hash,
             rto: snic.rto,
             cc_timer_at: Time::NEVER,
             overhead: snic.frame_overhead,
-            int_bytes: if cc.wants_int() {
-                snic.cc_params.hpcc.int_header
-            } else {
-                0
-            },
+            int_bytes: int_bytes.unwrap_or(0),
             rank: 0,
             state: QpState::Drained,
             sq: SendQp {
