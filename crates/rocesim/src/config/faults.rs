@@ -63,9 +63,11 @@ table! {
         until: TimeV,
         /// The two ends of an existing link (either order). Required.
         link: NodePair,
-        /// Drop every Nth data packet (deterministic); at least 1. Default: none.
+        /// Drop every Nth frame (data packets, or all frames with `frames = "all"`;
+        /// deterministic); at least 1. Default: none.
         every: Int<1, { i64::MAX }>,
-        /// Drop each data packet with this probability. Default: none.
+        /// Drop each frame (data packets, or all frames with `frames = "all"`) with this
+        /// probability. Default: none.
         probability: Prob,
         /// Only packets leaving this end of the link. Default: both directions.
         from: Str,
