@@ -12,34 +12,23 @@ use crate::units::Bytes;
 table! {
     /// `[nic.irn]`: loss recovery of `nic.transport = "irn"` and `"srnic"` (selective repeat,
     /// BDP-FC, two timeouts); `nic.rto` stays go-back-N's timer.
-    pub struct Irn {
+    pub struct Irn => IrnParams {
         /// Retransmission timeout while fewer than `rto_low_threshold` packets are in flight
         /// (tail losses). Default: `"100us"` (IRN).
-        rto_low: PosTime,
+        rto_low: PosTime => rto_low,
         /// Retransmission timeout otherwise; not below `rto_low`. Default: `"320us"` (IRN).
-        rto_high: PosTime,
+        rto_high: PosTime => rto_high,
         /// N: fewer packets than this in flight (sent, neither acknowledged nor selectively
         /// acknowledged) use `rto_low`. Default: `3` (IRN).
-        rto_low_threshold: Pos32,
+        rto_low_threshold: Pos32 => rto_low_threshold,
         /// BDP-FC: a QP keeps at most ⌈bdp_cap / MTU⌉ packets beyond its cumulative
         /// acknowledgement (at most 1024); `"auto"` = its path's base RTT × slowest link.
         /// Default: `"auto"`.
-        bdp_cap: SizeAuto,
+        bdp_cap: SizeAuto => bdp_cap,
         /// `srnic`: latency of a read of a QP's out-of-order bitmap in host memory (a PCIe
         /// round trip); the ACK after a hole is filled waits for it. Default: `"1us"`.
-        bitmap_latency: TimeV,
+        bitmap_latency: TimeV => bitmap_latency,
     }
-}
-
-/// Apply `[nic.irn]` onto `base`, recording in `o` which keys this layer gives.
-pub fn apply(ctx: &mut Ctx, t: &Irn, base: &mut IrnParams, o: &mut Origins) {
-    ctx.set(&t.rto_low, |x| base.rto_low = x);
-    ctx.set(&t.rto_high, |x| base.rto_high = x);
-    ctx.set(&t.rto_low_threshold, |x| base.rto_low_threshold = x as u32);
-    ctx.set(&t.bdp_cap, |x| base.bdp_cap = x);
-    ctx.set(&t.bitmap_latency, |x| base.bitmap_latency = x);
-    o.given(&[&t.rto_low, &t.rto_high]);
-    o.given(&[&t.bdp_cap]);
 }
 
 /// Cross-key rules of a resolved NIC: `rto_high` not below `rto_low`, and the BDP-FC window

@@ -18,6 +18,7 @@ pub mod flows;
 pub mod irn;
 pub mod leaf;
 pub mod lists;
+pub mod memory;
 pub mod nic;
 pub mod overlay;
 pub mod overrides;
@@ -34,6 +35,7 @@ use std::path::Path;
 pub use error::{ConfigError, ConfigErrors};
 pub use scenario::{OutputParams, Scenario, SimParams, TableFormat};
 
+use crate::fabric;
 use check::Ctx;
 use declare::Leaf;
 use lists::Tables;
@@ -140,9 +142,11 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         .then(|| topo::parse(ctx, topo_v.as_ref()))
         .flatten();
     let sw_table = ctx.get(&file.switch).unwrap_or_default();
-    let sw_base = switch::base(ctx, &sw_table);
+    let sw_defaults = fabric::params::SwitchParams::default();
+    let sw_base = overlay::base(ctx, &sw_table, file.switch.raw.as_ref(), sw_defaults);
     let nic_table = ctx.get(&file.nic).unwrap_or_default();
-    let nics = nic::resolve(ctx, &nic_table, &sw_base.0, topology.as_ref());
+    let nic_raw = file.nic.raw.as_ref();
+    let nics = nic::resolve(ctx, &nic_table, nic_raw, &sw_base.0, topology.as_ref());
     let max_frame = nics.max_frame;
     let mut switches = switch::resolve(ctx, &sw_table, &sw_base, topology.as_ref(), max_frame);
     let ecmp_hash = topo::ecmp_hash(ctx, topo_v.as_ref());
@@ -169,7 +173,7 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
     let faults = faults::parse(ctx, &fault_t, topology.as_ref(), duration);
     let output_t = ctx.get(&file.output).unwrap_or_default();
     let output = sim::output(ctx, &output_t, &name);
-    Some(Scenario {
+    let scenario = Scenario {
         name,
         sim: sim?,
         topology: topology?,
@@ -178,7 +182,9 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         flows: flows?,
         faults: faults?,
         output: output?,
-    })
+    };
+    memory::check(ctx, &scenario);
+    Some(scenario)
 }
 
 /// Load a scenario from its text. `file_name` names it in errors and gives the scenario name

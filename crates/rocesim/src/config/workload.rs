@@ -306,7 +306,6 @@ fn poisson(ctx: &mut Ctx, env: &Env<'_>, t: &Poisson) -> Option<Workload> {
     };
     let hpcc = ctx.or(&t.generator, false);
     let seed = ctx.or(&t.seed, env.seed as i64);
-    ctx.get(&t.dscp);
     let hosts = select(ctx, env, &t.hosts, Some("all"));
     let (cdf, load, until, hpcc, seed, hosts) = (cdf?, load?, until?, hpcc?, seed? as u64, hosts?);
     Some(Workload::Poisson {
@@ -331,7 +330,6 @@ fn incast(ctx: &mut Ctx, env: &Env<'_>, t: &Incast) -> Option<Workload> {
         *r > Time::ZERO
     });
     let (count, until) = (ctx.get(&t.count), ctx.get(&t.until));
-    ctx.get(&t.dscp);
     let ok = [
         t.repeat.given() == repeat.is_some(),
         t.count.given() == count.is_some(),
@@ -359,7 +357,6 @@ fn pairs(ctx: &mut Ctx, env: &Env<'_>, t: &Pairs, kind: &str) -> Option<Workload
     let hosts = select(ctx, env, &t.hosts, Some("all"));
     let (size, at) = (ctx.or(&t.size, None), ctx.or(&t.at, Time::ZERO));
     let seed = ctx.or(&t.seed, env.seed as i64);
-    ctx.get(&t.dscp);
     let seed = (kind == "permutation").then_some(seed? as u64);
     Some(Workload::Pairs {
         hosts: hosts?,
@@ -375,7 +372,6 @@ fn tor_to_tor(ctx: &mut Ctx, t: &TorToTor, env: &Env<'_>) -> Option<Workload> {
     let connections = ctx.or(&t.connections, 8);
     let (size, at) = (ctx.or(&t.size, None), ctx.or(&t.at, Time::ZERO));
     let seed = ctx.or(&t.seed, env.seed as i64);
-    ctx.get(&t.dscp);
     if t.servers_per_tor.given() && servers.is_none() {
         return None;
     }
@@ -405,7 +401,6 @@ fn storage_read(ctx: &mut Ctx, env: &Env<'_>, t: &StorageRead) -> Option<Workloa
     let queue_depth = ctx.or(&t.queue_depth, 1).map(|x| x as u32);
     let count = ctx.req(&t.count, "a positive integer").map(|x| x as u32);
     let at = ctx.or(&t.at, Time::ZERO);
-    ctx.get(&t.dscp);
     let (client, targets, io_size, queue_depth, count) =
         (client?, targets?, io_size?, queue_depth?, count?);
     Some(Workload::StorageRead {

@@ -17,6 +17,8 @@ mod retire;
 mod traffic;
 
 #[cfg(test)]
+mod invariant_tests;
+#[cfg(test)]
 mod irn_tests;
 pub mod testkit;
 #[cfg(test)]
