@@ -4,6 +4,10 @@
 //! documented in `docs/results.md`. All writers are deterministic: identical [`RunResults`] give
 //! byte-identical files.
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
+#[cfg(all(test, feature = "arrow"))]
+mod arrow_tests;
 mod failures;
 mod fmt;
 mod json;
@@ -94,8 +98,8 @@ pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<V
     Ok(written)
 }
 
-/// Write result file `name` of `results` to `w`.
-fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result<()> {
+/// Write result file `name` of `results` to `w` (`name` as in [`RESULT_FILES`]).
+pub fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result<()> {
     match name {
         "summary.json" => w.write_all(summary_json(results).as_bytes()),
         "flows.csv" => write_flows(results, w),
