@@ -16,6 +16,7 @@ pub mod error;
 pub mod faults;
 pub mod flows;
 pub mod irn;
+pub mod isolation;
 pub mod leaf;
 pub mod lists;
 pub mod memory;
@@ -46,6 +47,7 @@ pub mod sections {
     pub use super::faults::KINDS as FAULT_KINDS;
     pub use super::flows::Flow;
     pub use super::irn::Irn;
+    pub use super::isolation::Isolation;
     pub use super::nic::{Nic, Rx};
     pub use super::sim::{Output, Sim};
     pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};

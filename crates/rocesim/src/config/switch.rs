@@ -78,6 +78,8 @@ table! {
         /// Drop lossless packets to a host whose MAC the switch has forgotten instead of
         /// flooding them (Guo et al. 2016 §4.2's fix). Default: `false`.
         drop_lossless_on_incomplete_arp: Bool => drop_lossless_on_incomplete_arp,
+        /// Congestion isolation (IEEE 802.1Qcz): a table turns it on. Default: off.
+        isolation: super::isolation::Isolation => isolation,
         /// `[switch.role.<role>]` tables (roles: tor, leaf, spine, edge, agg, core, switch;
         /// the role must exist in the topology). Default: none.
         role: Named<Switch>,
@@ -275,6 +277,7 @@ impl Layered for Switch {
                 ctx.err(o.key("lossless.headroom"), msg);
             }
         }
+        super::isolation::validate(ctx, p, o);
         if let Some(e) = p.ecn.filter(|e| e.kmin > e.kmax) {
             let (x, y) = (e.kmin.written(), e.kmax.written());
             let msg = format!("kmin ({x}) is above kmax ({y})");
@@ -341,5 +344,6 @@ pub fn resolve(
             None => out.push(role.0.clone()),
         }
     }
+    out.iter_mut().for_each(super::isolation::lossless_cfqs);
     (ctx.count() == before).then_some(out)
 }

@@ -15,7 +15,7 @@ use crate::traffic::cdf::{Cdf, Sampling};
 use crate::traffic::generators::{self, PingLevel};
 use crate::traffic::workload::{self as wl, Workload};
 use crate::traffic::FlowSpec;
-use crate::units::Time;
+use crate::units::{Bytes, Time};
 
 choice!(/// The workload kind.
     KindV ["trace", "poisson", "incast", "permutation", "all_to_all", "tor_to_tor", "storage_read",
@@ -60,6 +60,11 @@ table! {
         seed: Seed,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -87,6 +92,11 @@ table! {
         until: TimeV,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -106,6 +116,11 @@ table! {
         seed: Seed,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -129,6 +144,11 @@ table! {
         seed: Seed,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -152,6 +172,11 @@ table! {
         at: TimeV,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -475,6 +500,16 @@ fn trace(ctx: &mut Ctx, env: &Env<'_>, t: &Trace) -> Option<Vec<FlowSpec>> {
     }
 }
 
+/// Give DSCP `dscp` to every flow smaller than `limit` (small-flow prioritisation, which
+/// Congdon et al. 2017 use in both arms of their comparison).
+fn small_flows_dscp(flows: &mut [FlowSpec], limit: Bytes, dscp: u8) {
+    for f in flows.iter_mut() {
+        if f.size.is_some_and(|s| s < limit.0) {
+            f.dscp = dscp;
+        }
+    }
+}
+
 /// The flows of the workload table `t` at `p` (index `index`); `None` after errors.
 pub fn flows(
     ctx: &mut Ctx,
@@ -506,13 +541,60 @@ pub fn flows(
         dscp: &dscp,
         duration: env.duration,
     };
+    let small_dscp = V::<Dscp>::of(t.get("small_flow_dscp"), p, "small_flow_dscp");
+    let small_size = V::<Size>::of(t.get("small_flow_size"), p, "small_flow_size");
+    let small = ctx.get(&small_dscp);
+    let limit = ctx.or(&small_size, Bytes(100_000))?;
     match wl::expand(&w?, &e) {
-        Ok(f) => Some(f),
+        Ok(mut f) => {
+            if let Some(d) = small {
+                small_flows_dscp(&mut f, limit, d);
+            }
+            Some(f)
+        }
         Err((key, msg)) => {
             if !msg.is_empty() {
                 ctx.err(at(p, key), msg);
             }
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::load_str;
+
+    #[test]
+    fn small_flows_take_the_small_flow_dscp() {
+        let text = r#"
+[sim]
+duration = "10ms"
+[topology]
+kind = "star"
+hosts = 8
+link = { rate = "100Gbps", delay = "1us" }
+[[workload]]
+kind = "poisson"
+cdf = "datamining"
+load = 0.5
+dscp = 26
+small_flow_dscp = 30
+small_flow_size = "50KB"
+"#;
+        let sc = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+        assert!(sc.flows.len() > 20);
+        let (mut small, mut large) = (0, 0);
+        for f in &sc.flows {
+            let size = f.size.unwrap();
+            let want = if size < 50_000 { 30 } else { 26 };
+            assert_eq!(f.dscp, want, "{size} B");
+            if size < 50_000 {
+                small += 1;
+            } else {
+                large += 1;
+            }
+        }
+        assert!(small > 0 && large > 0, "{small} small, {large} large");
     }
 }

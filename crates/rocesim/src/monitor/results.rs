@@ -256,4 +256,7 @@ pub struct RunResults {
     pub recovery: Option<crate::nic::recovery_stats::RecoveryCounters>,
     /// The same counters per host (in host order), when `recovery` is given.
     pub recovery_by_host: Vec<crate::nic::recovery_stats::RecoveryCounters>,
+    /// Congestion isolation, when some switch isolates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<super::IsolationResults>,
 }

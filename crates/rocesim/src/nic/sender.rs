@@ -54,10 +54,10 @@ impl Nic {
         let wire = r.overhead.data(payload, psn == 0) + r.int_bytes;
         let c = &mut ctx.monitor.flows[f as usize].c;
         let retx = psn < sq.max_sent;
-        if retx {
-            c.retx_packets = c.retx_packets.saturating_add(1);
-        } else {
+        if !retx {
             sq.max_sent = psn + 1;
+        } else {
+            c.retx_packets = c.retx_packets.saturating_add(1);
         }
         c.tx_bytes += payload as u64;
         sq.cc.on_send(now, wire);
@@ -86,7 +86,7 @@ impl Nic {
             wire: wire as u16,
             hash: r.hash,
             tc: sq.tc,
-            flags: 0,
+            flags: if retx { 0 } else { flags::FIRST_TX },
             int_hops: 0,
             aux: stamp(now),
         };
@@ -95,7 +95,7 @@ impl Nic {
             ctx.schedule(now + r.rto, Event::QpTimer(f));
         }
         if r.wants_int {
-            pkt.flags = flags::INT;
+            pkt.flags |= flags::INT;
             pkt.aux = ctx.ints.alloc();
         }
         let has_cc = r.has_cc;

@@ -171,6 +171,7 @@ fn sample() -> RunResults {
         warnings: vec!["headroom below one RTT".into()],
         recovery: None,
         recovery_by_host: vec![],
+        isolation: None,
     }
 }
 

@@ -11,6 +11,7 @@ mod build;
 mod chains;
 mod describe;
 mod faults;
+mod isolation;
 mod paths;
 mod results;
 mod retire;
@@ -177,6 +178,11 @@ impl Sim {
             }
             Event::BitmapRead(h) => nics[h as usize].on_bitmap_read(ctx),
             Event::NicWatchdog(h) => nics[h as usize].on_storm_check(ctx),
+            Event::CipRetry(p) => {
+                if let (NodeRef::Switch(s), l) = loc[p as usize] {
+                    sw[s as usize].on_cip_retry(l, ctx);
+                }
+            }
             Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
             Event::FlowStart => self.on_flow_start(),
             Event::StartChained(f) => self.activate_flow(f),

@@ -67,6 +67,7 @@ impl Sim {
             } else {
                 Vec::new()
             },
+            isolation: self.isolation_results(),
         }
     }
 
@@ -368,7 +369,7 @@ impl Sim {
     }
 
     /// Node name and local index of port `p`.
-    fn port_name(&self, p: PortId) -> (String, u32) {
+    pub(super) fn port_name(&self, p: PortId) -> (String, u32) {
         let (node, local) = self.port_owner(p);
         (self.node_name(node).to_string(), local as u32)
     }
