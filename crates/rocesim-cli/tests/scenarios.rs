@@ -869,6 +869,73 @@ fn linkedin_storage_qualification() {
     assert_eq!(drops.iter().skip(1).sum::<u64>(), 0, "{drops:?}");
 }
 
+/// scenarios/loss-tolerance.toml (SRNIC: "high loss tolerance, 3x higher than CX-6"): at 1 %
+/// random data loss without PFC, IRN and SRNIC keep at least 3× the goodput of go-back-N,
+/// SRNIC touches host bitmaps and IRN does not, and go-back-N is warned about.
+#[test]
+fn loss_tolerance_irn_and_srnic_keep_three_times_go_back_n() {
+    let run = |t: &str| {
+        let d = run_file(
+            "scenarios/loss-tolerance.toml",
+            &[&format!("nic.transport={t}")],
+        );
+        let s = summary(d.path());
+        (column(d.path(), "flows.csv", "goodput_gbps")[0], s)
+    };
+    let (g, gs) = run("gbn");
+    let (i, is) = run("irn");
+    let (s, ss) = run("srnic");
+    assert!(i >= 3.0 * g && s >= 3.0 * g, "gbn {g}, irn {i}, srnic {s}");
+    let warned = |v: &serde_json::Value| v["warnings"].to_string().contains("go-back-N");
+    assert!(warned(&gs) && !warned(&is) && !warned(&ss));
+    assert!(is["transport"]["retx_selective"].as_u64().unwrap() > 0);
+    assert_eq!(is["transport"]["bitmap_host_accesses"], 0);
+    assert!(ss["transport"]["bitmap_host_accesses"].as_u64().unwrap() > 0);
+    assert!(gs["transport"]["retx_nack"].as_u64().unwrap() > 0);
+}
+
+/// FCTs (ns) of the flows of a run that completed, by flow id.
+fn fcts(dir: &Path) -> std::collections::BTreeMap<String, f64> {
+    let rows = read_csv(&dir.join("flows.csv"));
+    let (id, fct) = (
+        rows[0].iter().position(|c| c == "flow_id").unwrap(),
+        rows[0].iter().position(|c| c == "fct_ns").unwrap(),
+    );
+    (rows[1..].iter())
+        .filter(|r| !r[fct].is_empty())
+        .map(|r| (r[id].clone(), r[fct].parse().unwrap()))
+        .collect()
+}
+
+/// VALIDATION.md §5 (Mittal et al. 2018: IRN without PFC beats RoCE with PFC by 6–83 %):
+/// scenarios/irn-vs-roce.toml at its CI length (20 ms of datamining arrivals at 70 % load on
+/// the k = 6 fat-tree). Over the flows that complete in both runs, IRN's mean and p99 FCT are
+/// at least 5 % below RoCE's.
+#[test]
+fn irn_without_pfc_beats_roce_with_pfc_on_mean_and_p99_fct() {
+    let irn = run_file("scenarios/irn-vs-roce.toml", &[]);
+    let roce = run_file(
+        "scenarios/irn-vs-roce.toml",
+        &["nic.transport=gbn", "switch.pfc_enable=[3]"],
+    );
+    let (a, b) = (fcts(irn.path()), fcts(roce.path()));
+    let common: Vec<&String> = a.keys().filter(|k| b.contains_key(*k)).collect();
+    assert!(
+        common.len() >= 300,
+        "{} flows complete in both",
+        common.len()
+    );
+    let stats = |m: &std::collections::BTreeMap<String, f64>| {
+        let mut v: Vec<f64> = common.iter().map(|k| m[*k]).collect();
+        v.sort_by(f64::total_cmp);
+        let p99 = v[(v.len() * 99).div_ceil(100) - 1];
+        (v.iter().sum::<f64>() / v.len() as f64, p99)
+    };
+    let ((im, ip), (rm, rp)) = (stats(&a), stats(&b));
+    assert!(im <= 0.95 * rm, "mean FCT: irn {im} ns, roce {rm} ns");
+    assert!(ip <= 0.95 * rp, "p99 FCT: irn {ip} ns, roce {rp} ns");
+}
+
 /// The `dc` level's (p99, p99.9) RTT of a pingmesh run, ns.
 fn pingmesh_dc(dir: &Path) -> (f64, f64) {
     let s = summary(dir);

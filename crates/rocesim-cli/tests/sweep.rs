@@ -329,6 +329,8 @@ fn shipped_sweeps_run() {
     for (f, n) in [
         ("sweeps/incast-headroom.toml", 8),
         ("sweeps/parking-lot-cc.toml", 4),
+        ("sweeps/loss-tolerance.toml", 15),
+        ("sweeps/irn-vs-roce.toml", 2),
     ] {
         let out = tmp.path().join(f);
         let o = rocesim(&["sweep", f, "--out", out.to_str().unwrap(), "--quiet"]);
@@ -361,6 +363,20 @@ fn shipped_sweeps_run() {
             assert!((ratio - 1.0).abs() < 0.1, "run {i}: {ratio}");
         }
     }
+    // Loss tolerance without loss: every transport gets the line goodput, 100 × 1024 / 1106 =
+    // 92.59 Gb/s (IRN's BDP-FC window of 77 packets covers the 76.7-packet BDP).
+    let (header, rows) = table(&tmp.path().join("sweeps/loss-tolerance.toml"));
+    let p = col(&header, "fault.0.probability");
+    let g = col(&header, "total_goodput_gbps");
+    let lossless: Vec<f64> = (rows.iter())
+        .filter(|r| r[p].parse::<f64>().unwrap() == 0.0)
+        .map(|r| r[g].parse().unwrap())
+        .collect();
+    assert_eq!(lossless.len(), 3);
+    assert!(
+        lossless.iter().all(|x| (x / 92.59 - 1.0).abs() < 0.01),
+        "{lossless:?}"
+    );
 }
 
 #[test]

@@ -13,6 +13,8 @@ use crate::table;
 use crate::topology::{NodeRef, Topology};
 use crate::units::Time;
 
+choice!(/// Which frames a loss fault drops.
+    FramesV ["data", "all"] later []);
 choice!(/// What goes wrong.
     KindV ["nic_rx_stall", "link_down", "link_up", "loss", "route_override", "mac_age_out"]
     later []);
@@ -50,8 +52,8 @@ table! {
 }
 
 table! {
-    /// `kind = "loss"`: data packets crossing a link are dropped; give `every` or
-    /// `probability`, not both.
+    /// `kind = "loss"`: frames crossing a link are dropped; give `every` or `probability`,
+    /// not both. Each direction of each link draws from its own random stream.
     pub struct Loss {
         /// `"loss"`. Required.
         kind: KindV,
@@ -61,12 +63,17 @@ table! {
         until: TimeV,
         /// The two ends of an existing link (either order). Required.
         link: NodePair,
-        /// Drop every Nth data packet (deterministic); at least 1. Default: none.
+        /// Drop every Nth frame (data packets, or all frames with `frames = "all"`;
+        /// deterministic); at least 1. Default: none.
         every: Int<1, { i64::MAX }>,
-        /// Drop each data packet with this probability. Default: none.
+        /// Drop each frame (data packets, or all frames with `frames = "all"`) with this
+        /// probability. Default: none.
         probability: Prob,
         /// Only packets leaving this end of the link. Default: both directions.
         from: Str,
+        /// `"data"`: data packets only; `"all"`: ACK, NAK, CNP and PFC frames too (counted
+        /// in `every` alike). Default: `"data"`.
+        frames: FramesV,
     }
 }
 
@@ -192,6 +199,7 @@ fn loss(c: &mut Ctx, t: &Loss, topo: Option<&Topology>, p: &str) -> Option<Fault
         _ => {}
     }
     let from = c.get(&t.from);
+    let all_frames = c.get(&t.frames) == Some("all");
     let (topo, (link, a)) = (topo?, l?);
     let lk = &topo.links[link as usize];
     let from_a = match from {
@@ -208,6 +216,7 @@ fn loss(c: &mut Ctx, t: &Loss, topo: Option<&Topology>, p: &str) -> Option<Fault
         from_a,
         every,
         probability,
+        all_frames,
     })
 }
 

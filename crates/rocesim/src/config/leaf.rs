@@ -411,6 +411,18 @@ word_or("rocev2", json!({ "type": "integer", "minimum": 20, "maximum": 1000 })),
     }
 });
 
+leaf!(/// A size above zero, or `"auto"` (→ `None`).
+SizeAuto -> Option<Bytes>, "size > 0 \\| `\"auto\"`", word_or("auto", size_schema()),
+|c, v, k| match v {
+    Value::String(s) if s == "auto" => Some(None),
+    _ => match Size::read(c, v, k)? {
+        b if b.0 == 0 => {
+            c.err(k, "must be positive (or \"auto\")");
+            None
+        }
+        b => Some(Some(b)),
+    },
+});
 leaf!(/// A size above zero, or `"off"` (→ `None`).
 SizeOff -> Option<u64>, "size > 0 \\| `\"off\"`", word_or("off", size_schema()),
 |c, v, k| match v {

@@ -15,6 +15,7 @@ pub mod declare;
 pub mod error;
 pub mod faults;
 pub mod flows;
+pub mod irn;
 pub mod isolation;
 pub mod leaf;
 pub mod lists;
@@ -47,6 +48,7 @@ pub mod sections {
     pub use super::cc::{Dcqcn, Dctcp, Hpcc, Rcm, Timely};
     pub use super::faults::KINDS as FAULT_KINDS;
     pub use super::flows::Flow;
+    pub use super::irn::Irn;
     pub use super::isolation::Isolation;
     pub use super::nic::{Nic, Rx};
     pub use super::nic_cache::Cache;

@@ -8,6 +8,7 @@ use toml::Value;
 use super::cc::{Dcqcn, Dctcp, Hpcc, Rcm, Timely};
 use super::check::Ctx;
 use super::declare::V;
+use super::irn::Irn;
 use super::leaf::{
     choice, Dscp, FrameOverheadV, Int, Pos32, RateLine, Size, TcList, TimeAuto, TimeOff, TimeV,
 };
@@ -21,8 +22,8 @@ use crate::topology::Topology;
 use crate::units::Time;
 
 choice!(/// Reliable transport.
-    TransportV -> TransportKind { "gb0" => TransportKind::Gb0, "gbn" => TransportKind::Gbn }
-    later ["irn", "srnic"]);
+    TransportV -> TransportKind { "gb0" => TransportKind::Gb0, "gbn" => TransportKind::Gbn,
+        "irn" => TransportKind::Irn, "srnic" => TransportKind::Srnic });
 choice!(/// Congestion control at the sender.
     CcV -> CcKind { "none" => CcKind::None, "rcm" => CcKind::Rcm, "dcqcn" => CcKind::Dcqcn,
         "hpcc" => CcKind::Hpcc, "timely" => CcKind::Timely, "dctcp" => CcKind::Dctcp });
@@ -33,8 +34,10 @@ table! {
     pub struct Nic => NicParams {
         /// Payload bytes per packet. Default: `1024`.
         mtu: Int<64, 9000> => mtu,
-        /// Go-back-0 (restart the message on NAK) or go-back-N; `irn`, `srnic`: not supported
-        /// yet. Default: `"gbn"`.
+        /// Loss recovery: go-back-0 (restart the message on NAK), go-back-N, `"irn"`
+        /// (selective repeat with BDP-FC, Mittal et al. 2018) or `"srnic"` (IRN's recovery
+        /// with the receiver bitmap in host memory, Wang et al. 2023); see `[nic.irn]`.
+        /// Default: `"gbn"`.
         transport: TransportV => transport,
         /// Congestion control at the sender (reaction point); each algorithm's parameters are
         /// in its own table. Default: `"none"`.
@@ -96,12 +99,15 @@ table! {
         /// A coherent set of NIC resources: `"ideal"` (no caches, line-rate pipeline),
         /// `"commodity"` (caches estimated for a ConnectX-5 class NIC, go-back-N) or
         /// `"srnic"` (SRNIC's on-chip budget, Wang et al. 2023: 10,000 QPC and 150,000 MTT
-        /// entries, no WQE cache, a 600 KB RX buffer). Explicit keys override it.
+        /// entries, no WQE cache, a 600 KB RX buffer, `transport = "srnic"`). Explicit keys
+        /// override it.
         /// Default: `"ideal"`.
         profile: ProfileV,
         /// On-chip caches: `"off"` (the ideal NIC) or a table of caches. Default: the
         /// profile's (`"off"` for `"ideal"`).
         cache: CacheV,
+        /// IRN / SRNIC loss recovery. Default: see `[nic.irn]`.
+        irn: Irn => irn,
         /// `[nic.host.<host>]`: per-host tables of the same keys (not inside another one).
         /// Default: none.
         host: Named<Nic>,
@@ -163,6 +169,7 @@ impl Layered for Nic {
         }
     }
     fn validate(ctx: &mut Ctx, p: &NicParams, o: &Origins, (): &()) {
+        super::irn::validate(ctx, p, o);
         let rx = &p.rx;
         if rx.xon > rx.xoff {
             let (x, y) = (rx.xon.written(), rx.xoff.written());

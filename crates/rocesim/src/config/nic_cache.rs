@@ -82,9 +82,15 @@ pub fn apply_profile(n: &mut NicParams, p: NicProfile) {
     n.profile = p;
     match p {
         NicProfile::Ideal => n.cache = None,
-        NicProfile::Commodity => n.cache = Some(CacheParams::COMMODITY),
+        NicProfile::Commodity => {
+            n.cache = Some(CacheParams::COMMODITY);
+            // Commodity RNICs recover loss with go-back-N (Wang et al. 2023 §2).
+            n.transport = crate::nic::params::TransportKind::Gbn;
+        }
         NicProfile::Srnic => {
             n.cache = Some(CacheParams::SRNIC);
+            // Selective repeat with bitmaps in host memory.
+            n.transport = crate::nic::params::TransportKind::Srnic;
             // The seed's 0.6 MB receiving buffer; pause thresholds kept below it.
             n.rx.buffer = Bytes(600_000);
         }

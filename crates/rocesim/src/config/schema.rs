@@ -85,6 +85,7 @@ pub fn doc_tables() -> Vec<(&'static str, &'static [KeyDoc])> {
         ("nic.timely", s::Timely::KEYS),
         ("nic.dctcp", s::Dctcp::KEYS),
         ("tcp", s::Tcp::KEYS),
+        ("nic.irn", s::Irn::KEYS),
         ("flow", s::Flow::KEYS),
     ];
     v.extend_from_slice(s::TOPOLOGY_KINDS);

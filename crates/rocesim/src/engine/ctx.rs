@@ -1,15 +1,12 @@
 //! The context a component handles one event through (DESIGN.md §1): the time, the event
 //! queue to schedule follow-ups on, the packet arena, the shared INT records, the shared
-//! read-only tables (routes, connections), the loss stream and the monitor it records into.
+//! read-only tables (routes, connections), and the monitor it records into.
 //! A component never reaches another component's state; it sends it an event.
 //!
 //! The world owns one `Ctx` and lends it to the component an event names. It holds its parts
 //! by value, so that a component reaches a counter or the queue with one load, as a field of
 //! the world would be reached.
 
-use rand::RngExt;
-
-use super::rng::SimRng;
 use super::{Event, EventQueue, PacketArena};
 use crate::fabric::int::IntPool;
 use crate::fabric::routing::RoutingTable;
@@ -36,8 +33,6 @@ pub struct Ctx {
     /// Which QP of which NIC serves each flow (components only read it; the world fills it
     /// when a flow starts).
     pub conns: ConnTable,
-    /// The loss-injection stream (random loss on faulty links).
-    pub loss_rng: SimRng,
 }
 
 impl Ctx {
@@ -45,11 +40,6 @@ impl Ctx {
     #[inline]
     pub fn schedule(&mut self, at: Time, event: Event) {
         self.events.schedule(at, event);
-    }
-
-    /// A uniform draw in [0, 1) from the loss stream.
-    pub fn loss_coin(&mut self) -> f64 {
-        self.loss_rng.random::<f64>()
     }
 
     /// Discard packet `pkt`: account its payload to its flow as dropped, release its INT

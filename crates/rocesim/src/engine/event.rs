@@ -44,6 +44,8 @@ pub enum Event {
     QpTimer(u32),
     /// A queue pair's congestion-control timer.
     CcTimer(u32),
+    /// SRNIC: reads of host bitmaps complete at this host's NIC; waiting replies leave.
+    BitmapRead(u32),
     /// The next flow in start order starts.
     FlowStart,
     /// A chained flow starts (its predecessor completed).

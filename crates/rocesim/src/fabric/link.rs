@@ -6,22 +6,34 @@
 
 use std::collections::VecDeque;
 
+use rand::RngExt;
+
+use crate::engine::rng::SimRng;
 use crate::units::Time;
 
-/// A loss process on a channel (fault injection).
+/// A loss process on a channel (fault injection). It applies to data packets only, or with
+/// `all` to every frame (ACK, NAK, CNP and PFC frames too).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum Loss {
     /// No injected loss.
     None,
-    /// Drop every Nth data packet (the Nth, 2Nth, ...).
+    /// Drop every Nth frame it applies to (the Nth, 2Nth, ...).
     Every {
         /// Period.
         n: u64,
-        /// Data packets seen so far.
+        /// Frames seen so far.
         seen: u64,
+        /// Control frames too.
+        all: bool,
     },
-    /// Drop each data packet with this probability.
-    Random(f64),
+    /// Drop each frame it applies to with probability `p`, drawing from the channel's own
+    /// random stream (`Channel::rng`, so loss on one link does not perturb another's).
+    Random {
+        /// Drop probability.
+        p: f64,
+        /// Control frames too.
+        all: bool,
+    },
 }
 
 /// The channel leaving one port toward its peer.
@@ -33,6 +45,8 @@ pub struct Channel {
     pub up: bool,
     /// Injected loss.
     pub loss: Loss,
+    /// The random stream of `Loss::Random` (set with it).
+    pub rng: Option<Box<SimRng>>,
 }
 
 impl Default for Channel {
@@ -41,6 +55,7 @@ impl Default for Channel {
             in_flight: VecDeque::new(),
             up: true,
             loss: Loss::None,
+            rng: None,
         }
     }
 }
@@ -62,16 +77,25 @@ impl Channel {
     pub fn head_time(&self) -> Option<Time> {
         self.in_flight.front().map(|&(t, _)| t)
     }
-    /// Decide whether the loss process drops the next data packet; `coin` is a uniform draw
-    /// in [0, 1) used only by random loss.
-    pub fn drops_next(&mut self, coin: impl FnOnce() -> f64) -> bool {
-        match &mut self.loss {
+    /// Decide whether the loss process drops the next frame (`data`: a data packet; other
+    /// frames only count when the process applies to all frames).
+    pub fn drops_next(&mut self, data: bool) -> bool {
+        match self.loss {
             Loss::None => false,
-            Loss::Every { n, seen } => {
+            Loss::Every {
+                n,
+                ref mut seen,
+                all,
+            } => {
+                if !data && !all {
+                    return false;
+                }
                 *seen += 1;
-                *seen % *n == 0
+                *seen % n == 0
             }
-            Loss::Random(p) => coin() < *p,
+            Loss::Random { p, all } => {
+                (data || all) && self.rng.as_mut().is_some_and(|r| r.random::<f64>() < p)
+            }
         }
     }
 }
@@ -83,11 +107,19 @@ mod tests {
     #[test]
     fn every_nth_drops_exactly_one_in_n() {
         let mut c = Channel {
-            loss: Loss::Every { n: 256, seen: 0 },
+            loss: Loss::Every {
+                n: 256,
+                seen: 0,
+                all: false,
+            },
             ..Default::default()
         };
-        let drops = (0..256 * 10).filter(|_| c.drops_next(|| 0.0)).count();
+        let drops = (0..256 * 10).filter(|_| c.drops_next(true)).count();
         assert_eq!(drops, 10);
+        assert!(
+            (0..1000).all(|_| !c.drops_next(false)),
+            "control frames pass a data-only loss"
+        );
     }
 
     #[test]

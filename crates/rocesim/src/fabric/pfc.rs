@@ -11,6 +11,7 @@
 //! starts no new frame of that priority ([`EgressPause`]). Quanta 0 resumes at once. Later
 //! frames replace the timer.
 
+use super::link::Loss;
 use super::port::Port;
 use crate::engine::{Ctx, Event};
 use crate::ids::Priority;
@@ -170,7 +171,10 @@ impl Port {
         let quanta = self.pfc_quanta[prio.idx()];
         self.busy_until = ctx.now + self.tx_time(PFC_WIRE as u64);
         let at = self.busy_until + self.delay + self.peer_response;
-        if self.wire.up {
+        let lost = self.wire.loss != Loss::None && self.wire.drops_next(false);
+        if lost {
+            ctx.monitor.totals.drops_fault += 1;
+        } else if self.wire.up {
             let port = self.id.peer().0;
             let prio = prio.0;
             ctx.schedule(at, Event::PauseArrive { port, prio, quanta });

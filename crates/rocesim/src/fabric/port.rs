@@ -228,8 +228,7 @@ impl Port {
         let ch = &mut self.wire;
         let lost = !ch.up
             || ch.loss != Loss::None
-                && ctx.packets.get(pkt).kind == PacketKind::Data
-                && ch.drops_next(|| ctx.loss_coin());
+                && ch.drops_next(ctx.packets.get(pkt).kind == PacketKind::Data);
         if lost {
             ctx.monitor.count_lost(self.id, tc, wire);
             ctx.drop_packet(pkt);

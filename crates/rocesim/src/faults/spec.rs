@@ -56,6 +56,8 @@ pub enum FaultKind {
         every: Option<u64>,
         /// Drop each data packet with this probability, if set.
         probability: Option<f64>,
+        /// Control frames (ACK, NAK, CNP, PFC) are dropped too, not only data packets.
+        all_frames: bool,
     },
 }
 

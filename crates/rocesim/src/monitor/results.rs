@@ -274,6 +274,11 @@ pub struct RunResults {
     pub cnp_tx: u64,
     /// Warnings for the user.
     pub warnings: Vec<String>,
+    /// Loss-recovery totals over every NIC; `None` unless a selective-repeat transport or a
+    /// loss fault is in use.
+    pub recovery: Option<crate::nic::recovery_stats::RecoveryCounters>,
+    /// The same counters per host (in host order), when `recovery` is given.
+    pub recovery_by_host: Vec<crate::nic::recovery_stats::RecoveryCounters>,
     /// Congestion isolation, when some switch isolates.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub isolation: Option<super::IsolationResults>,

@@ -10,7 +10,9 @@
 use super::memory::NicMemory;
 use super::qp::{Requester, Responder, Slots};
 use super::ready::ReadyList;
+use super::recovery_stats::RecoveryCounters;
 use super::rx_pipeline::RxPipeline;
+use super::selective::Selective;
 use super::watchdog::StormGuard;
 use crate::engine::Ctx;
 use crate::fabric::pfc::XoffState;
@@ -46,6 +48,10 @@ pub struct Nic {
     pub storm: StormGuard,
     /// Its on-chip caches; `None` = an ideal NIC (`nic.cache = "off"`).
     pub mem: Option<Box<NicMemory>>,
+    /// Selective-repeat state of its IRN and SRNIC QPs.
+    pub irn: Selective,
+    /// Its loss-recovery counters.
+    pub recovery: RecoveryCounters,
 }
 
 impl Nic {

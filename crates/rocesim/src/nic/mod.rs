@@ -3,10 +3,13 @@
 //! receive pipeline, the storm guard, the connection table, and TCP for the lossy classes
 //! (`tcp/`).
 
+pub mod bitmap;
+pub mod bitmap_host;
 pub mod cache;
 pub mod cc;
 pub mod conn;
 pub mod device;
+pub mod irn;
 pub mod memory;
 pub mod params;
 pub mod qp;
@@ -15,9 +18,11 @@ pub mod rank_set;
 pub mod ready;
 #[cfg(test)]
 mod ready_tests;
+pub mod recovery_stats;
 pub mod requester;
 pub mod responder;
 pub mod rx_pipeline;
+pub mod selective;
 pub mod sender;
 pub mod tcp;
 pub mod transport;

@@ -9,10 +9,50 @@ pub enum TransportKind {
     Gb0,
     /// Go-back-N: a NAK restarts at the first missing PSN; the receiver drops out-of-order packets.
     Gbn,
-    /// IRN selective repeat (later issue).
+    /// IRN (Mittal et al., SIGCOMM 2018): selective repeat with a receiver bitmap, SACK-carrying
+    /// NACKs, BDP flow control and two retransmission timeouts (`nic/irn.rs`).
     Irn,
-    /// SRNIC (later issue).
+    /// SRNIC (Wang et al., NSDI 2023): IRN's recovery with the receiver's bitmap in host
+    /// memory, touched only for out-of-order packets (`nic/irn.rs`, `nic/bitmap_host.rs`).
     Srnic,
+}
+
+impl TransportKind {
+    /// Selective repeat (IRN or SRNIC) rather than go-back-N or go-back-0.
+    #[inline]
+    pub fn is_selective(self) -> bool {
+        matches!(self, TransportKind::Irn | TransportKind::Srnic)
+    }
+}
+
+/// Parameters of IRN's loss recovery (`[nic.irn]`; Mittal et al., SIGCOMM 2018 §3), used by
+/// the `irn` and `srnic` transports.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct IrnParams {
+    /// Retransmission timeout while fewer than `rto_low_threshold` packets are in flight
+    /// (fast recovery of tail losses). IRN: 100 us.
+    pub rto_low: Time,
+    /// Retransmission timeout otherwise. IRN: 320 us.
+    pub rto_high: Time,
+    /// N: below this many packets in flight the QP uses `rto_low`. IRN: 3.
+    pub rto_low_threshold: u32,
+    /// BDP-FC: the bandwidth-delay product that caps a QP's packets in flight at
+    /// ⌈bdp_cap / MTU⌉; `None` = the QP's own path (base RTT × its slowest link).
+    pub bdp_cap: Option<Bytes>,
+    /// SRNIC: latency of one access to a bitmap kept in host memory (a PCIe round trip).
+    pub bitmap_latency: Time,
+}
+
+impl Default for IrnParams {
+    fn default() -> Self {
+        IrnParams {
+            rto_low: Time::from_us(100),
+            rto_high: Time::from_us(320),
+            rto_low_threshold: 3,
+            bdp_cap: None,
+            bitmap_latency: Time::from_us(1),
+        }
+    }
 }
 
 /// Congestion-control algorithm at the reaction point.
@@ -165,6 +205,8 @@ pub struct NicParams {
     pub profile: NicProfile,
     /// On-chip caches; `None` = off (ideal NIC).
     pub cache: Option<CacheParams>,
+    /// IRN / SRNIC loss recovery (`[nic.irn]`).
+    pub irn: IrnParams,
 }
 
 impl Default for NicParams {
@@ -202,6 +244,7 @@ impl Default for NicParams {
             frame_overhead: Default::default(),
             profile: NicProfile::Ideal,
             cache: None,
+            irn: IrnParams::default(),
         }
     }
 }

@@ -2,6 +2,7 @@
 //! responder (receiver) side of one flow.
 
 use super::cc::CcState;
+use super::irn::RetxCause;
 use super::params::TransportKind;
 use super::qp_state::QpState;
 use crate::units::{Rate, Time};
@@ -39,6 +40,8 @@ pub struct SendQp {
     pub done: bool,
     /// When the last ACK arrived.
     pub done_at: Option<Time>,
+    /// What started the go-back-N retransmissions now under way (a NAK or the timer).
+    pub retx_cause: RetxCause,
 }
 
 impl SendQp {

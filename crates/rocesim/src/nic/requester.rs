@@ -14,7 +14,7 @@ use crate::units::Time;
 impl Nic {
     /// The requester slot serving flow `f` on this NIC, if it is this NIC's.
     #[inline]
-    fn sender_slot(&self, f: u32, ctx: &Ctx) -> Option<u32> {
+    pub(crate) fn sender_slot(&self, f: u32, ctx: &Ctx) -> Option<u32> {
         let slot = ctx.conns.get(FlowId(f)).send.0;
         self.senders
             .get(slot)
@@ -38,12 +38,22 @@ impl Nic {
             return self.on_tcp_ack(slot, ack, ctx);
         }
         let before = r.sq.snd_una;
-        let done = transport::on_ack(&mut r.sq, ack.psn, now);
+        let selective = r.sq.transport.is_selective();
+        let done = if selective {
+            self.irn_on_ack(slot, ack.psn, ctx)
+        } else {
+            transport::on_ack(&mut r.sq, ack.psn, now)
+        };
+        let r = self.senders.get_mut(slot).expect("live QP");
         if !r.has_cc {
             if done {
                 self.complete(slot, ctx);
             } else {
                 self.settle(slot, now);
+                if selective {
+                    // BDP-FC is a window: an ACK may open it.
+                    self.try_send(ctx);
+                }
             }
             return;
         }
@@ -53,13 +63,17 @@ impl Nic {
             now,
             acked_bytes: acked,
             ack_psn: ack.psn,
-            snd_nxt: r.sq.next_psn,
+            snd_nxt: if selective {
+                r.sq.max_sent
+            } else {
+                r.sq.next_psn
+            },
             ecn_echo: ack.flags & flags::ECN_ECHO != 0,
             rtt,
             int: has_int.then(|| ctx.ints.get(ack.aux)),
         };
         r.sq.cc.on_ack(&info);
-        let windowed = r.sq.cc.window().is_some();
+        let windowed = selective || r.sq.cc.window().is_some();
         self.arm_cc_timer(slot, ctx);
         if done {
             self.complete(slot, ctx);
@@ -71,12 +85,15 @@ impl Nic {
         }
     }
 
-    /// A NAK asks for `psn` onward.
-    pub(crate) fn on_nak(&mut self, f: u32, psn: u32, ctx: &mut Ctx) {
+    /// A NAK asks for `psn` onward (IRN: PSNs below `psn` and PSN `aux` arrived).
+    pub(crate) fn on_nak(&mut self, f: u32, psn: u32, aux: u32, ctx: &mut Ctx) {
         let Some(slot) = self.sender_slot(f, ctx) else {
             return;
         };
         let r = self.senders.get_mut(slot).expect("live QP");
+        if r.sq.transport.is_selective() {
+            return self.on_irn_nack(slot, psn, aux, ctx);
+        }
         if r.sq.done {
             return;
         }
@@ -116,6 +133,9 @@ impl Nic {
             return;
         };
         let r = self.senders.get_mut(slot).expect("live QP");
+        if r.sq.transport.is_selective() {
+            return self.irn_timer(slot, ctx);
+        }
         let sq = &mut r.sq;
         sq.timer_pending = false;
         if sq.done || sq.outstanding() == 0 {

@@ -3,6 +3,7 @@
 //! more often than `min_time_between_cnps` per QP.
 
 use super::device::Nic;
+use super::qp::RecvQp;
 use super::transport::{self, Reply};
 use crate::engine::Ctx;
 use crate::fabric::port::QEntry;
@@ -11,13 +12,32 @@ use crate::packet::{ecn, flags, Packet, PacketKind};
 
 /// A control packet to send back to a flow's requester.
 pub(crate) struct Control {
+    /// ACK, NAK or CNP.
     pub kind: PacketKind,
+    /// The PSN it carries.
     pub psn: u32,
+    /// Bytes on the wire.
     pub wire: u32,
+    /// Its DSCP.
     pub dscp: u8,
+    /// Its traffic class at the NIC.
     pub tc: u8,
+    /// Its flag bits.
     pub flags: u8,
+    /// Its `aux` word (send time or INT record echoed; an IRN NACK's selective PSN).
     pub aux: u32,
+}
+
+/// A first transmission that arrives below a PSN already received was reordered in the
+/// network (congestion isolation must never cause it): count it.
+fn count_reordering(rq: &mut RecvQp, pkt: &Packet, ctx: &mut Ctx) {
+    if pkt.flags & flags::FIRST_TX != 0 {
+        if pkt.psn < rq.first_tx_end {
+            ctx.monitor.iso.out_of_order += 1;
+        } else {
+            rq.first_tx_end = pkt.psn + 1;
+        }
+    }
 }
 
 impl Nic {
@@ -34,13 +54,7 @@ impl Nic {
             }
             return;
         };
-        if pkt.flags & flags::FIRST_TX != 0 {
-            if pkt.psn < r.rq.first_tx_end {
-                ctx.monitor.iso.out_of_order += 1;
-            } else {
-                r.rq.first_tx_end = pkt.psn + 1;
-            }
-        }
+        count_reordering(&mut r.rq, pkt, ctx);
         if r.tcp.is_some() {
             return self.on_tcp_data(slot, pkt, ctx);
         }
@@ -49,6 +63,10 @@ impl Nic {
         if ce {
             c.ecn_marked = c.ecn_marked.saturating_add(1);
         }
+        if r.transport.is_selective() {
+            return self.on_data_selective(slot, pkt, ce, ctx);
+        }
+        let expected = r.rq.expected;
         let v = transport::on_data(&mut r.rq, r.transport, pkt.psn, r.npkts, r.ack_every);
         if v.restart_discards {
             c.discarded += c.delivered;
@@ -61,6 +79,9 @@ impl Nic {
             }
         } else {
             c.discarded += pkt.payload as u64;
+            if pkt.psn > expected {
+                self.recovery.ooo_rx += 1;
+            }
         }
         let (dscp, tc, overhead) = (r.dscp, r.tc, r.overhead);
         if ce {
@@ -105,7 +126,7 @@ impl Nic {
     /// per QP per `min_time_between_cnps` window: the windows follow one another without
     /// drift while marks keep coming, so a continuously marked QP gets exactly one CNP per
     /// interval (20,000/s at 50 us); after a quiet spell a new window opens at the next mark.
-    fn notify_congestion(&mut self, slot: u32, ctx: &mut Ctx) {
+    pub(crate) fn notify_congestion(&mut self, slot: u32, ctx: &mut Ctx) {
         let now = ctx.now;
         let r = self.responders.get_mut(slot).expect("live QP");
         if now < r.cnp_window_end {

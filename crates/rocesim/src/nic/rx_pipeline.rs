@@ -218,7 +218,7 @@ impl Nic {
         match pkt.kind {
             PacketKind::Data => self.on_data(&pkt, ctx),
             PacketKind::Ack => self.on_ack(&pkt, ctx),
-            PacketKind::Nak => self.on_nak(pkt.flow, pkt.psn, ctx),
+            PacketKind::Nak => self.on_nak(pkt.flow, pkt.psn, pkt.aux, ctx),
             PacketKind::Cnp => self.on_cnp(pkt.flow, ctx),
             // Switches send CIPs only to switches; a host ignores one.
             PacketKind::Cip => {}

@@ -104,8 +104,8 @@ impl Nic {
         let tcp = sq.cc.is_tcp();
         let wire = r.overhead.data(payload, psn == 0 && !tcp) + r.int_bytes;
         let c = &mut ctx.monitor.flows[f as usize].c;
-        let first = psn >= sq.max_sent;
-        if first {
+        let retx = psn < sq.max_sent;
+        if !retx {
             sq.max_sent = psn + 1;
         } else {
             c.retx_packets = c.retx_packets.saturating_add(1);
@@ -119,8 +119,12 @@ impl Nic {
         if let Some(rt) = rate {
             sq.next_send = now + rt.tx_time(wire as u64);
         }
-        let arm = !sq.timer_pending;
+        let selective = sq.transport.is_selective();
+        let arm = !sq.timer_pending && !selective;
         sq.timer_pending = true;
+        if retx && !selective {
+            self.recovery.count_retx(sq.retx_cause);
+        }
         let mut pkt = Packet {
             kind: PacketKind::Data,
             dscp: r.dscp,
@@ -133,7 +137,7 @@ impl Nic {
             wire: wire as u16,
             hash: r.hash,
             tc: sq.tc,
-            flags: if first { flags::FIRST_TX } else { 0 },
+            flags: if retx { 0 } else { flags::FIRST_TX },
             int_hops: 0,
             aux: stamp(now),
         };
@@ -148,7 +152,11 @@ impl Nic {
             pkt.flags |= flags::INT;
             pkt.aux = ctx.ints.alloc();
         }
-        if r.has_cc {
+        let has_cc = r.has_cc;
+        if selective {
+            self.irn_sent(slot, psn, retx, ctx);
+        }
+        if has_cc {
             self.arm_cc_timer(slot, ctx);
         }
         self.settle(slot, now);

@@ -5,6 +5,7 @@
 //! Go-back-N restarts at the NAKed PSN; go-back-0 restarts the whole message, and its
 //! responder throws away what it had. A retransmission timeout recovers lost tails and NAKs.
 
+use super::irn::RetxCause;
 use super::params::TransportKind;
 use super::qp::{RecvQp, SendQp};
 use crate::units::Time;
@@ -130,6 +131,7 @@ pub fn on_nak(sq: &mut SendQp, psn: u32, now: Time) {
             sq.next_psn = sq.snd_una;
         }
     }
+    sq.retx_cause = RetxCause::Nack;
     sq.last_progress = now;
 }
 
@@ -142,6 +144,7 @@ pub fn on_timeout(sq: &mut SendQp, now: Time) {
     if sq.transport == TransportKind::Gb0 {
         sq.snd_una = 0;
     }
+    sq.retx_cause = RetxCause::Timeout;
     sq.last_progress = now;
 }
 

@@ -88,7 +88,21 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
     if let Some(n) = super::nics::nic_totals(results) {
         fields.push(("nic", n));
     }
+    if let Some(t) = &results.recovery {
+        fields.push(("transport", recovery_json(t)));
+    }
     Json::obj(fields)
+}
+
+/// `transport`: loss-recovery totals over every NIC.
+fn recovery_json(t: &crate::nic::recovery_stats::RecoveryCounters) -> Json {
+    Json::obj(vec![
+        ("retx_timeout", Json::U64(t.retx_timeout)),
+        ("retx_nack", Json::U64(t.retx_nack)),
+        ("retx_selective", Json::U64(t.retx_selective)),
+        ("ooo_rx", Json::U64(t.ooo_rx)),
+        ("bitmap_host_accesses", Json::U64(t.bitmap_host_accesses)),
+    ])
 }
 
 /// What ran: scenario, seed, times, events, memory, whether it completed.

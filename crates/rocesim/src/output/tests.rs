@@ -156,14 +156,6 @@ fn sample() -> RunResults {
                 bytes: k * 1000,
             })
             .collect(),
-        rates: Vec::new(),
-        congestion: Vec::new(),
-        watchdog: Vec::new(),
-        watchdog_queues: Vec::new(),
-        nic_storms: Vec::new(),
-        nics: Vec::new(),
-        pingmesh: Vec::new(),
-        deadlocks: Vec::new(),
         drops_lossless: 0,
         drops_lossy: 11,
         drops_ttl: 1,
@@ -171,7 +163,7 @@ fn sample() -> RunResults {
         ecn_marked: 40,
         cnp_tx: 6,
         warnings: vec!["headroom below one RTT".into()],
-        isolation: None,
+        ..RunResults::default()
     }
 }
 

@@ -27,6 +27,7 @@ use crate::nic::conn::ConnTable;
 use crate::nic::device::Nic;
 use crate::nic::memory::NicMemory;
 use crate::nic::rx_pipeline::RxPipeline;
+use crate::nic::selective::Selective;
 use crate::nic::watchdog::StormGuard;
 use crate::packet::{DATA_OVERHEAD, RETH};
 use crate::topology::NodeRef;
@@ -94,7 +95,6 @@ impl Sim {
                 monitor: Monitor::new(nports, scenario.flows.len(), congestion, out.max_pfc_log),
                 routes,
                 conns: ConnTable::new(scenario.flows.len()),
-                loss_rng: stream(scenario.sim.seed, StreamKind::Fault, 0),
             },
             switches,
             nics,
@@ -306,6 +306,8 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
         mem: n
             .cache
             .map(|c| Box::new(NicMemory::new(&c, sc.sim.seed, h as u32))),
+        irn: Selective::new(n.irn),
+        recovery: Default::default(),
     }
 }
 

@@ -2,6 +2,7 @@
 //! routing after a link changes state.
 
 use super::Sim;
+use crate::engine::rng::{stream, StreamKind};
 use crate::engine::Event;
 use crate::fabric::link::Loss;
 use crate::fabric::routing::{GraphNode, RoutingTable};
@@ -39,20 +40,28 @@ impl Sim {
                 from_a,
                 every,
                 probability,
+                all_frames: all,
             } => {
-                let loss = match (start, every, probability) {
-                    (false, _, _) => Loss::None,
-                    (true, Some(n), _) => Loss::Every { n, seen: 0 },
-                    (true, None, Some(p)) => Loss::Random(p),
-                    (true, None, None) => Loss::None,
-                };
                 let ports: &[u32] = match from_a {
                     Some(true) => &[2 * link],
                     Some(false) => &[2 * link + 1],
                     None => &[2 * link, 2 * link + 1],
                 };
                 for &p in ports {
-                    self.port_mut(PortId(p)).wire.loss = loss;
+                    // Each direction of each link draws from its own stream.
+                    let id = (u64::from(index) + 1) << 32 | u64::from(p);
+                    let loss = match (start, every, probability) {
+                        (false, _, _) => Loss::None,
+                        (true, Some(n), _) => Loss::Every { n, seen: 0, all },
+                        (true, None, Some(p)) => Loss::Random { p, all },
+                        (true, None, None) => Loss::None,
+                    };
+                    let seed = self.scenario.sim.seed;
+                    let wire = &mut self.port_mut(PortId(p)).wire;
+                    if matches!(loss, Loss::Random { .. }) {
+                        wire.rng = Some(Box::new(stream(seed, StreamKind::Fault, id)));
+                    }
+                    wire.loss = loss;
                 }
             }
         }

@@ -21,6 +21,8 @@ mod traffic;
 
 #[cfg(test)]
 mod invariant_tests;
+#[cfg(test)]
+mod irn_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
@@ -179,6 +181,7 @@ impl Sim {
                 let src = self.scenario.flows[f as usize].src;
                 nics[src as usize].on_cc_timer(f, ctx)
             }
+            Event::BitmapRead(h) => nics[h as usize].on_bitmap_read(ctx),
             Event::NicWatchdog(h) => nics[h as usize].on_storm_check(ctx),
             Event::CipRetry(p) => {
                 if let (NodeRef::Switch(s), l) = loc[p as usize] {

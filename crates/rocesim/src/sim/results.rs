@@ -12,6 +12,7 @@ use crate::monitor::{
     FlowResult, PauseInterval, PfcRecord, PortQueueRow, PortRow, QueueSample, RateSample,
     RunResults, ThroughputSample,
 };
+use crate::nic::recovery_stats::RecoveryCounters;
 use crate::packet::PacketKind;
 use crate::traffic::FlowKind;
 use crate::units::Time;
@@ -58,8 +59,49 @@ impl Sim {
             ecn_marked: t.ecn_marked,
             cnp_tx: t.cnp_tx,
             warnings: self.warnings(),
+            recovery: self.recovery_in_use().then(|| {
+                let mut t = RecoveryCounters::default();
+                self.nics.iter().for_each(|n| t.add(&n.recovery));
+                t
+            }),
+            recovery_by_host: if self.recovery_in_use() {
+                self.nics.iter().map(|n| n.recovery).collect()
+            } else {
+                Vec::new()
+            },
             isolation: self.isolation_results(),
         }
+    }
+
+    /// Go-back-N (or go-back-0) flows whose class has no PFC while a loss fault drops packets:
+    /// every loss rewinds the QP, and a lost retransmission waits the whole `nic.rto`.
+    fn lossy_go_back_warning(&self, w: &mut Vec<String>) {
+        let sc = &self.scenario;
+        let lossy =
+            (sc.faults.iter()).any(|f| matches!(f.kind, crate::faults::FaultKind::Loss { .. }));
+        if !lossy {
+            return;
+        }
+        let unprotected = (sc.flows.iter())
+            .filter(|f| {
+                let nic = &sc.nics[f.src as usize];
+                let tc = nic.dscp_to_tc[(f.dscp & 63) as usize];
+                !nic.transport.is_selective() && nic.pfc_enable & (1 << tc) == 0
+            })
+            .count();
+        if unprotected > 0 {
+            w.push(format!(
+                "{unprotected} go-back-N flow(s) run without PFC over a lossy link: each loss rewinds the QP and a lost retransmission waits nic.rto (consider nic.transport = \"irn\")"
+            ));
+        }
+    }
+
+    /// Are loss-recovery counters worth reporting: a selective-repeat transport, or a loss
+    /// fault?
+    fn recovery_in_use(&self) -> bool {
+        let sc = &self.scenario;
+        sc.nics.iter().any(|n| n.transport.is_selective())
+            || (sc.faults.iter()).any(|f| matches!(f.kind, crate::faults::FaultKind::Loss { .. }))
     }
 
     /// What a user should not miss, one line each: lossless drops, drops for other causes,
@@ -87,6 +129,7 @@ impl Sim {
         }
         self.failure_warnings(&mut w);
         self.setting_warnings(&mut w);
+        self.lossy_go_back_warning(&mut w);
         if t.pfc_log_truncated > 0 {
             w.push(format!(
                 "pause log truncated: {} frames not kept (raise output.max_pfc_log)",

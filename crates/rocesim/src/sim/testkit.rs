@@ -149,3 +149,29 @@ pub fn parking_lot(rate: Rate, delay: Time) -> Topology {
         ],
     }
 }
+
+/// h0 – sw0 – sw1 – h1: a path of three links (0: h0–sw0, 1: sw0–sw1, 2: sw1–h1), every link
+/// `rate` and `delay`.
+pub fn chain3(rate: Rate, delay: Time) -> Topology {
+    let l = |a, b| LinkSpec { a, b, rate, delay };
+    Topology {
+        hosts: (0..2)
+            .map(|i| HostSpec {
+                name: format!("h{i}"),
+                pod: None,
+            })
+            .collect(),
+        switches: (0..2)
+            .map(|i| SwitchSpec {
+                name: format!("sw{i}"),
+                role: "switch".into(),
+                pod: None,
+            })
+            .collect(),
+        links: vec![
+            l(NodeRef::Host(0), NodeRef::Switch(0)),
+            l(NodeRef::Switch(0), NodeRef::Switch(1)),
+            l(NodeRef::Switch(1), NodeRef::Host(1)),
+        ],
+    }
+}

@@ -111,6 +111,7 @@ fn go_back_n_recovers_and_go_back_0_livelocks() {
                 from_a: Some(false),
                 every: Some(256),
                 probability: None,
+                all_frames: false,
             },
             at: Time::ZERO,
             until: None,

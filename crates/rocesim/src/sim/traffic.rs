@@ -9,6 +9,7 @@ use crate::engine::Event;
 use crate::fabric::routing::flow_hash;
 use crate::ids::{FlowId, QpId};
 use crate::nic::cc::{CcContext, CcState};
+use crate::nic::irn::RetxCause;
 use crate::nic::memory::MemRef;
 use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
 use crate::nic::qp_state::QpState;
@@ -63,9 +64,30 @@ impl Sim {
         let (src, dst) = (spec.src, spec.dst);
         let recv = self.nics[dst as usize].open_responder(responder);
         let send = self.nics[src as usize].open_requester(requester, now);
+        if self.scenario.nics[src as usize].transport.is_selective() {
+            let cap = self.bdp_fc_packets(src, dst);
+            self.nics[src as usize].irn_open_tx(send, cap, now);
+            self.nics[dst as usize].irn_open_rx(recv);
+        }
         self.ctx.conns.connect(FlowId(f), QpId(send), QpId(recv));
         let ctx = &mut self.ctx;
         self.nics[src as usize].try_send(ctx);
+    }
+
+    /// IRN's BDP-FC window of a QP from `src` to `dst`: ⌈BDP / MTU⌉ packets, where the BDP
+    /// is `[nic.irn] bdp_cap` or the path's base RTT times its slowest link.
+    pub(crate) fn bdp_fc_packets(&self, src: u32, dst: u32) -> u32 {
+        let nic = &self.scenario.nics[src as usize];
+        let bdp = nic.irn.bdp_cap.map_or_else(
+            || {
+                let rtt = self.base_rtt(src, dst, nic.mtu);
+                let path = self.path(src, dst);
+                let slowest = path.iter().map(|h| h.0).min();
+                slowest.map_or(0, |r| r.bytes_in(rtt))
+            },
+            |b| b.0,
+        );
+        bdp.div_ceil(nic.mtu as u64).clamp(1, u32::MAX as u64) as u32
     }
 
     /// Both ends of flow `f`'s QP, with its congestion control sized by its path (a TCP
@@ -106,6 +128,7 @@ impl Sim {
                 snic.rto,
             ),
         };
+        let int_bytes = cc.wants_int().then_some(snic.cc_params.hpcc.int_header);
         let tc = snic.dscp_to_tc[(spec.dscp & 63) as usize];
         let hash = flow_hash(spec.src, spec.dst, spec.sport, ROCEV2_UDP_PORT);
         let requester = Requester {
@@ -113,17 +136,13 @@ impl Sim {
             dst: spec.dst,
             dscp: spec.dscp,
             ttl: snic.ttl,
-            wants_int: cc.wants_int(),
+            wants_int: int_bytes.is_some(),
             has_cc: !matches!(cc, CcState::None(_) | CcState::Tcp(_)),
             hash,
             rto,
             cc_timer_at: Time::NEVER,
             overhead,
-            int_bytes: if cc.wants_int() {
-                snic.cc_params.hpcc.int_header
-            } else {
-                0
-            },
+            int_bytes: int_bytes.unwrap_or(0),
             rank: 0,
             state: QpState::Drained,
             sq: SendQp {
@@ -142,6 +161,7 @@ impl Sim {
                 timer_pending: false,
                 done: false,
                 done_at: None,
+                retx_cause: RetxCause::Timeout,
             },
         };
         let last = (size - (npkts as u64 - 1) * mtu as u64) as u32;
