@@ -245,7 +245,8 @@ fn apply_watchdog(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) {
         poll_interval: Time::from_ms(100),
         server_facing_only: false,
     });
-    let enabled = ctx.or(&w.enabled, p.pfc_watchdog.is_some());
+    // A table turns the watchdog on unless it says `enabled = false`.
+    let enabled = ctx.or(&w.enabled, true);
     ctx.set(&w.detection_time, |x| q.detection_time = x);
     ctx.set(&w.restoration_time, |x| q.restoration_time = x);
     ctx.set(&w.poll_interval, |x| q.poll_interval = x);
