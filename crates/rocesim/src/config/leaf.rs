@@ -401,3 +401,19 @@ SizeOff -> Option<u64>, "size > 0 \\| `\"off\"`", word_or("off", size_schema()),
         b => Some(Some(b.0)),
     },
 });
+
+leaf!(/// One file path, or a list of them (read and merged in order).
+Paths -> Vec<String>, "path \\| [path, ...]",
+json!({ "anyOf": [ { "type": "string" }, { "type": "array", "items": { "type": "string" } } ] }),
+|c, v, k| match v {
+    Value::String(s) => Some(vec![s.clone()]),
+    Value::Array(a) if !a.is_empty() => a
+        .iter()
+        .enumerate()
+        .map(|(i, x)| c.string(x, &super::check::idx(k, i)))
+        .collect(),
+    _ => {
+        c.expected(k, "a file path or a non-empty list of paths", v);
+        None
+    }
+});

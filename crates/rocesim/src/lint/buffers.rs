@@ -91,7 +91,7 @@ fn headroom_covers_budget(sc: &Scenario, out: &mut Findings) {
                 NodeRef::Switch(o) => sc.switches[o as usize].pfc_response,
             };
             let resp = response_delay(configured, l.rate);
-            let cable = p.cable_length_m;
+            let cable = p.cable_of(port);
             let need = HeadroomBudget::new(l.rate, l.delay, cable, frame, resp).xoff();
             let have = resolve(p.lossless.headroom, need);
             if have < need {

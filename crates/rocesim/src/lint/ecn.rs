@@ -22,7 +22,8 @@ fn headrooms(sc: &Scenario, frame: u32) -> Vec<Vec<u64>> {
                 NodeRef::Switch(o) => sc.switches[o as usize].pfc_response,
             };
             let resp = response_delay(configured, l.rate);
-            let need = HeadroomBudget::new(l.rate, l.delay, p.cable_length_m, frame, resp).xoff();
+            let cable = p.cable_of(h[s as usize].len());
+            let need = HeadroomBudget::new(l.rate, l.delay, cable, frame, resp).xoff();
             h[s as usize].push(resolve(p.lossless.headroom, need));
         }
     }

@@ -118,6 +118,17 @@ fn hosts_of(sc: &Scenario, s: usize) -> Vec<usize> {
     v
 }
 
+/// Number of ports of switch `s` (one per link end).
+fn port_count(sc: &Scenario, s: usize) -> usize {
+    let me = NodeRef::Switch(s as u32);
+    let ends = sc
+        .topology
+        .links
+        .iter()
+        .map(|l| (l.a == me) as usize + (l.b == me) as usize);
+    ends.sum()
+}
+
 /// Every configuration finding of a checked scenario, in a stable order.
 pub fn lint(sc: &Scenario) -> Vec<Finding> {
     let mut out = Findings::default();
@@ -126,6 +137,30 @@ pub fn lint(sc: &Scenario) -> Vec<Finding> {
     buffers::check(sc, &mut out);
     ecn::check(sc, &t, &mut out);
     watchdog::check(sc, &mut out);
+    for (s, p) in sc.switches.iter().enumerate() {
+        let ports = port_count(sc, s);
+        if p.config_ports.len() > ports {
+            let extra = &p.config_ports[ports..];
+            let msg = format!("the file configures {} ports, the switch has {ports}: {} to {} are not in the topology (ignored)", p.config_ports.len(), extra[0], extra[extra.len() - 1]);
+            out.add(
+                "config_db",
+                switch_name(sc, s),
+                "switch.config_db",
+                msg,
+                "give the switch as many links as the file has ports, or ignore".into(),
+            );
+        }
+        for w in &p.config_warnings {
+            let fix = "rocesim ignores or approximates it (see docs/sonic.md); remove it or accept the approximation";
+            out.add(
+                "config_db",
+                switch_name(sc, s),
+                "switch.config_db",
+                w.clone(),
+                fix.into(),
+            );
+        }
+    }
     out.0.into_iter().map(|(_, f)| f).collect()
 }
 
