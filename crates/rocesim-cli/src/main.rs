@@ -3,6 +3,7 @@
 #![warn(clippy::too_many_lines)]
 
 mod bench;
+mod config_cmd;
 mod headroom;
 mod progress;
 mod sweep;
@@ -112,6 +113,18 @@ enum Cmd {
         #[arg(long, default_value_t = 82)]
         overhead: u32,
     },
+    /// Write each switch's effective configuration as a SONiC config_db.json
+    /// (DIR/<switch>/config_db.json; `switch.config_db` reads it back).
+    Config {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// Directory to write to.
+        #[arg(long, value_name = "DIR")]
+        export: PathBuf,
+        /// Overrides, as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
     /// Print the topology a scenario builds: nodes, links, and per-port headroom.
     Topo {
         /// The scenario file.
@@ -164,6 +177,11 @@ fn main() -> ExitCode {
             nic_response,
             overhead,
         }),
+        Cmd::Config {
+            scenario,
+            export,
+            set,
+        } => config_cmd::config(&scenario, &set, &export),
         Cmd::Topo { scenario, set } => match load(&scenario, &set) {
             Ok(sc) => match Sim::new(sc) {
                 Ok(sim) => {

@@ -120,3 +120,51 @@ fn bad_files_name_the_json_path_and_the_key() {
         "{e:?}"
     );
 }
+
+/// The parameters a config_db carries, with the import's bookkeeping cleared and cable
+/// lengths compared per port.
+fn comparable(
+    p: &crate::fabric::params::SwitchParams,
+    ports: usize,
+) -> crate::fabric::params::SwitchParams {
+    let mut q = p.clone();
+    q.port_cable_m = (0..ports).map(|i| p.cable_of(i)).collect();
+    q.config_warnings.clear();
+    q.config_ports.clear();
+    q
+}
+
+/// Export a switch, import the file in a fresh scenario, and compare.
+fn round_trip(switch: &str) {
+    let sc = load(switch).unwrap();
+    let p = &sc.switches[0];
+    let (v, notes) = super::config_db_export::export(p, 3);
+    assert!(notes.is_empty(), "{notes:?}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("out.json"),
+        serde_json::to_string_pretty(&v).unwrap(),
+    )
+    .unwrap();
+    let text = "[sim]\nduration = \"1ms\"\n[topology]\nkind = \"star\"\nhosts = 3\n\
+         link = { rate = \"100Gbps\", delay = \"1us\" }\n[switch]\nconfig_db = \"out.json\"\n";
+    let back = load_str(text, "t.toml", dir.path(), &[]).unwrap();
+    let b = &back.switches[0];
+    assert_eq!(comparable(b, 3), comparable(p, 3), "{switch}");
+    assert!(b.config_warnings.is_empty(), "{:?}", b.config_warnings);
+}
+
+#[test]
+fn export_then_import_gives_the_same_switch() {
+    round_trip("");
+    round_trip("config_db = \"scenarios/sonic/config_db.json\"");
+    round_trip(
+        "dscp_to_tc = { 26 = 4, 48 = 7, 10 = 1 }\ntc_to_queue = { 4 = 5 }\npfc_enable = [4]\n\
+         buffer_mode = \"static\"\nbuffer_size = \"9MB\"\ncable_length = \"40m\"\n\
+         lossless = { xoff = \"100KB\", xon = \"80KB\", headroom = \"60KB\", reserved = \"2KB\" }\n\
+         lossy = { limit = \"500KB\", reserved = \"1KB\" }\n\
+         ecn = { queues = [5], kmin = \"10KB\", kmax = \"90KB\", pmax = 0.2 }\n\
+         scheduler = { 7 = \"strict\", 0 = { dwrr = 3 } }\n\
+         pfc_watchdog = { detection_time = \"50ms\", restoration_time = \"300ms\", poll_interval = \"10ms\", action = \"forward\" }",
+    );
+}
