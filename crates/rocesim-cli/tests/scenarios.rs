@@ -829,5 +829,45 @@ fn topo_prints_links_and_headroom() {
     assert!(out.contains("sw0 port 0 (→h0): "), "{out}");
 }
 
+/// The `dc` level's (p99, p99.9) RTT of a pingmesh run, ns.
+fn pingmesh_dc(dir: &Path) -> (f64, f64) {
+    let s = summary(dir);
+    let dc = &s["pingmesh"]["dc"];
+    assert_eq!(dc["timeouts"], 0, "{s}");
+    (
+        dc["p99_ns"].as_f64().unwrap(),
+        dc["p999_ns"].as_f64().unwrap(),
+    )
+}
+
+#[test]
+fn pingmesh_latency_rises_under_load_unless_probes_have_their_own_queue() {
+    // VALIDATION.md §2.6 (Guo et al. 2016 Fig. 8), SEMI: RDMA Pingmesh p99 rises 4-16x once
+    // ToR-to-ToR load starts (paper: 50 -> 400 us, p99.9 80 -> 800 us) and stays within
+    // +-10 % when the probes sit in their own queue (a strict one, as probe and CNP classes
+    // usually are).
+    let file = "scenarios/pingmesh-latency.toml";
+    let loaded = pingmesh_dc(run_file(file, &[]).path());
+    let idle = pingmesh_dc(run_file(file, &["workload[0].at=1s"]).path());
+    let own = pingmesh_dc(
+        run_file(
+            file,
+            &["workload[1].dscp=10", "switch.scheduler={1=\"strict\"}"],
+        )
+        .path(),
+    );
+    for (what, l, i) in [("p99", loaded.0, idle.0), ("p99.9", loaded.1, idle.1)] {
+        let ratio = l / i;
+        assert!((4.0..=16.0).contains(&ratio), "{what}: {l} / {i} = {ratio}");
+    }
+    let change = own.0 / idle.0 - 1.0;
+    assert!(
+        change.abs() <= 0.10,
+        "own queue p99 {} vs idle {}",
+        own.0,
+        idle.0
+    );
+}
+
 #[path = "cli/sonic.rs"]
 mod sonic;

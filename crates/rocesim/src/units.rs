@@ -45,6 +45,10 @@ impl Time {
     pub fn secs_f64(self) -> f64 {
         self.0 as f64 * 1e-12
     }
+    /// Saturating addition: [`Time::NEVER`] when the sum overflows.
+    pub fn saturating_add(self, other: Time) -> Time {
+        Time(self.0.saturating_add(other.0))
+    }
     /// Saturating subtraction: zero when `other` is later.
     pub fn saturating_sub(self, other: Time) -> Time {
         Time(self.0.saturating_sub(other.0))

@@ -5,6 +5,7 @@ pub mod congestion;
 pub mod counters;
 pub mod deadlock;
 pub mod failures;
+pub mod pingmesh;
 pub mod recorder;
 pub mod results;
 pub mod sampler;

@@ -233,6 +233,8 @@ pub struct RunResults {
     pub watchdog_queues: Vec<super::failures::WatchdogQueueStats>,
     /// Pause-storm counters of every NIC that had one.
     pub nic_storms: Vec<super::failures::NicStormStats>,
+    /// RDMA Pingmesh probes, in flow order (empty without a `pingmesh` workload).
+    pub pingmesh: Vec<super::pingmesh::PingRecord>,
     /// PFC deadlocks found.
     pub deadlocks: Vec<super::failures::DeadlockRecord>,
     /// Lossless drops (headroom or NIC RX buffer exhausted): a misconfiguration signal.

@@ -40,7 +40,7 @@ pub use terminal::terminal_table;
 
 /// Every file a run writes, relative to its result directory, in the order [`write_all`]
 /// writes them (`report.html` only when the report is on).
-pub const RESULT_FILES: [&str; 12] = [
+pub const RESULT_FILES: [&str; 13] = [
     "summary.json",
     "flows.csv",
     "ports.csv",
@@ -52,6 +52,7 @@ pub const RESULT_FILES: [&str; 12] = [
     "timeseries/queues.csv",
     "timeseries/rates.csv",
     "deadlocks.csv",
+    "pingmesh.csv",
     "report.html",
 ];
 
@@ -73,12 +74,15 @@ pub fn prepare_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Writes every file of [`RESULT_FILES`] into `dir` (created if missing; `report.html` only
-/// when `report` is true). Returns the paths written, in that order.
+/// when `report` is true, `pingmesh.csv` only when the run had probes). Returns the paths
+/// written, in that order.
 pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir.join("timeseries"))?;
     let mut written = Vec::new();
     for name in RESULT_FILES {
-        if name == "report.html" && !report {
+        if (name == "report.html" && !report)
+            || (name == "pingmesh.csv" && results.pingmesh.is_empty())
+        {
             continue;
         }
         let path = dir.join(name);
@@ -104,6 +108,7 @@ fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result
         "timeseries/queues.csv" => write_queues(results, w),
         "timeseries/rates.csv" => write_rates(results, w),
         "deadlocks.csv" => failures::write_deadlocks(results, w),
+        "pingmesh.csv" => tables::write_pingmesh(results, w),
         "report.html" => w.write_all(report_html(results).as_bytes()),
         other => Err(io::Error::other(format!("unknown result file {other}"))),
     }

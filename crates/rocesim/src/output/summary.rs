@@ -78,6 +78,9 @@ fn goodput_keys(results: &RunResults) -> Vec<String> {
 pub(crate) fn summary_value(results: &RunResults) -> Json {
     let mut fields = run_fields(results);
     fields.extend(traffic_fields(results));
+    if !results.pingmesh.is_empty() {
+        fields.push(("pingmesh", pingmesh_json(results)));
+    }
     fields.extend(failure_fields(results));
     Json::obj(fields)
 }
@@ -150,6 +153,26 @@ fn traffic_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
         ),
         ("fct_slowdown_by_size", slowdown_by_size_json(results)),
     ]
+}
+
+/// `pingmesh`: level → `{probes, timeouts, p50_ns, p99_ns, p999_ns}`, for the levels probed.
+fn pingmesh_json(results: &RunResults) -> Json {
+    let ns = |x: Option<u64>| x.map_or(Json::Null, Json::U64);
+    Json::Obj(
+        crate::monitor::pingmesh::stats(&results.pingmesh)
+            .into_iter()
+            .map(|s| {
+                let v = Json::obj(vec![
+                    ("probes", Json::U64(s.probes)),
+                    ("timeouts", Json::U64(s.timeouts)),
+                    ("p50_ns", ns(s.p50_ns)),
+                    ("p99_ns", ns(s.p99_ns)),
+                    ("p999_ns", ns(s.p999_ns)),
+                ]);
+                (s.level.name().to_string(), v)
+            })
+            .collect(),
+    )
 }
 
 /// Congestion points, watchdog actions, deadlocks, warnings.

@@ -1,4 +1,5 @@
-//! CSV tables: flows.csv, ports.csv, links.csv, pfc.csv, timeseries/throughput.csv, timeseries/queues.csv.
+//! CSV tables: flows.csv, ports.csv, links.csv, pfc.csv, pingmesh.csv, timeseries/throughput.csv,
+//! timeseries/queues.csv.
 //!
 //! Every writer takes any `io::Write`, writes a header line even when there are no rows, uses `\n`
 //! line ends, empty cells for missing values and fixed-point floats (at most 6 decimals, trailing
@@ -83,6 +84,26 @@ pub const RATES_HEADER: [&str; 4] = ["time_ns", "flow_id", "rate_gbps", "window_
 
 /// Header of timeseries/queues.csv.
 pub const QUEUES_HEADER: [&str; 5] = ["time_ns", "node", "port", "queue", "bytes"];
+
+/// Header of pingmesh.csv.
+pub const PINGMESH_HEADER: [&str; 6] = ["time_ns", "src", "dst", "level", "rtt_ns", "error"];
+
+/// Writes pingmesh.csv: one row per probe, in flow order.
+pub fn write_pingmesh<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
+    let mut out = writer(w);
+    out.write_record(PINGMESH_HEADER)?;
+    for r in &results.pingmesh {
+        out.write_record([
+            r.time_ns.to_string(),
+            r.src.clone(),
+            r.dst.clone(),
+            r.level.to_string(),
+            opt(r.rtt_ns),
+            r.error.unwrap_or_default().to_string(),
+        ])?;
+    }
+    out.flush()
+}
 
 fn writer<W: io::Write>(w: W) -> csv::Writer<W> {
     csv::WriterBuilder::new()

@@ -58,6 +58,7 @@ pub fn terminal_table(results: &RunResults) -> String {
         }
     }
     out.push_str(&slowdown_table(results));
+    out.push_str(&pingmesh_lines(results));
     out.push_str(&totals(results));
     if results.incomplete {
         let by = results.stopped_by.as_deref().unwrap_or("interrupt");
@@ -103,6 +104,25 @@ fn totals(results: &RunResults) -> String {
     }
     for w in &results.warnings {
         let _ = writeln!(out, "warning: {w}");
+    }
+    out
+}
+
+/// One line per Pingmesh level: probes, timeouts, RTT p50/p99/p99.9; empty without probes.
+fn pingmesh_lines(results: &RunResults) -> String {
+    let mut out = String::new();
+    let ns = |x: Option<u64>| x.map_or("-".to_string(), human_ns);
+    for s in crate::monitor::pingmesh::stats(&results.pingmesh) {
+        let _ = writeln!(
+            out,
+            "pingmesh {}: {} probes, {} timeouts · RTT p50 {} · p99 {} · p99.9 {}",
+            s.level.name(),
+            s.probes,
+            s.timeouts,
+            ns(s.p50_ns),
+            ns(s.p99_ns),
+            ns(s.p999_ns),
+        );
     }
     out
 }

@@ -160,6 +160,7 @@ fn sample() -> RunResults {
         watchdog: Vec::new(),
         watchdog_queues: Vec::new(),
         nic_storms: Vec::new(),
+        pingmesh: Vec::new(),
         deadlocks: Vec::new(),
         drops_lossless: 0,
         drops_lossy: 11,

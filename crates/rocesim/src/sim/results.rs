@@ -7,11 +7,13 @@ use crate::monitor::congestion::CongestionRecord;
 use crate::monitor::failures::{
     DeadlockMember, DeadlockRecord, NicStormStats, WatchdogEvent, WatchdogQueueStats,
 };
+use crate::monitor::pingmesh::{self, PingRecord};
 use crate::monitor::{
     FlowResult, PauseInterval, PfcRecord, PortQueueRow, PortRow, QueueSample, RateSample,
     RunResults, ThroughputSample,
 };
 use crate::packet::PacketKind;
+use crate::traffic::FlowKind;
 use crate::units::Time;
 
 impl Sim {
@@ -45,6 +47,7 @@ impl Sim {
             watchdog,
             watchdog_queues,
             nic_storms,
+            pingmesh: self.ping_records(now),
             deadlocks: self.deadlock_records(),
             drops_lossless: t.drops_lossless,
             drops_lossy: t.drops_lossy,
@@ -151,6 +154,7 @@ impl Sim {
         let host = |h: u32| sc.topology.hosts[h as usize].name.clone();
         (sc.flows.iter().zip(&self.ctx.monitor.flows))
             .enumerate()
+            .filter(|(_, (spec, _))| !matches!(spec.kind, FlowKind::Probe(_)))
             .map(|(i, (spec, rec))| {
                 let size = spec.size.map(|s| s.max(1)).filter(|&s| s != u64::MAX);
                 let end = rec.done_at();
@@ -368,8 +372,17 @@ impl Sim {
             .collect()
     }
 
+    fn ping_records(&self, now: Time) -> Vec<PingRecord> {
+        let sc = &self.scenario;
+        let name = |h: u32| sc.topology.hosts[h as usize].name.clone();
+        pingmesh::records(&sc.flows, &self.ctx.monitor.flows, now, &name)
+    }
+
+    /// Throughput samples of the application's flows (probes are left out).
     fn throughput_samples(&self) -> Vec<ThroughputSample> {
+        let flows = &self.scenario.flows;
         (self.sampler.throughput.iter())
+            .filter(|s| !matches!(flows[s.1 as usize].kind, FlowKind::Probe(_)))
             .map(|&(t, flow_id, gbps)| ThroughputSample {
                 time_ns: t.ns(),
                 flow_id,
@@ -393,8 +406,11 @@ impl Sim {
             .collect()
     }
 
+    /// Congestion-control samples of the application's flows (probes are left out).
     fn rate_samples(&self) -> Vec<RateSample> {
+        let flows = &self.scenario.flows;
         (self.sampler.rates.iter())
+            .filter(|s| !matches!(flows[s.1 as usize].kind, FlowKind::Probe(_)))
             .map(|&(t, flow_id, g, window_bytes)| RateSample {
                 time_ns: t.ns(),
                 flow_id,

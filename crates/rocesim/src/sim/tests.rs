@@ -29,6 +29,33 @@ fn one_packet_latency_is_serialization_plus_propagation() {
 }
 
 #[test]
+fn pingmesh_probe_rtt_is_serialization_plus_propagation() {
+    // A 512-byte probe through one 40G switch, 1 us cables: the data frame (512 + 82 + 16 B)
+    // takes 122 ns per link, the 86 B ACK 17.2 ns; four cable crossings of 1 us. A probe whose
+    // ACK is later than its timeout is an error, and probes are not application flows.
+    use crate::traffic::generators::PingLevel;
+    use crate::traffic::{FlowKind, Probe};
+    let mut sc = scenario(star(2, Rate::gbps(40), Time::from_us(1)), Time::from_us(20));
+    for (start, timeout) in [(1, 1000), (10, 4)] {
+        let mut f = flow(0, 1, Some(512), Time::from_us(start));
+        f.kind = FlowKind::Probe(Probe {
+            level: PingLevel::Tor,
+            timeout: Time::from_us(timeout),
+        });
+        sc.flows.push(f);
+    }
+    let r = run(sc);
+    assert!(r.flows.is_empty());
+    let expect_ps: u64 = 2 * 122_000 + 2 * 17_200 + 4 * 1_000_000;
+    assert_eq!(r.pingmesh[0].rtt_ns, Some(expect_ps / 1000));
+    assert_eq!((r.pingmesh[0].level, r.pingmesh[0].error), ("tor", None));
+    assert_eq!(
+        (r.pingmesh[1].rtt_ns, r.pingmesh[1].error),
+        (None, Some("timeout"))
+    );
+}
+
+#[test]
 fn one_flow_goodput_is_payload_over_frame() {
     // A long-lived flow over one switch at 100G: goodput = 1024/1106 × 100 Gb/s.
     let mut sc = scenario(star(2, Rate::gbps(100), Time::from_us(1)), Time::from_ms(2));

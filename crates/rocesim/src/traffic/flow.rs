@@ -14,6 +14,18 @@ pub enum FlowKind {
     RdmaSend,
     /// TCP (lossy class; later issue).
     Tcp,
+    /// An RDMA Pingmesh probe (a small RDMA WRITE) at the given level; reported in
+    /// `pingmesh.csv`, not with the application's flows.
+    Probe(Probe),
+}
+
+/// What a Pingmesh probe reports against: its level and its timeout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Probe {
+    /// How far apart the two servers are.
+    pub level: super::generators::PingLevel,
+    /// A probe not acknowledged within this time (from its start) is an error.
+    pub timeout: Time,
 }
 
 /// The UDP source port of the flow at `index` when the scenario gives none: a deterministic

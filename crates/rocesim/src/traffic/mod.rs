@@ -8,4 +8,4 @@ pub mod generators;
 pub mod poisson;
 pub mod trace;
 pub mod workload;
-pub use flow::{FlowKind, FlowSpec};
+pub use flow::{FlowKind, FlowSpec, Probe};

@@ -85,6 +85,25 @@ pub enum Workload {
         /// When the first I/Os start.
         at: Time,
     },
+    /// RDMA Pingmesh probes.
+    Pingmesh {
+        /// The probing servers.
+        hosts: Vec<u32>,
+        /// Time between two probes of one server to one level.
+        interval: Time,
+        /// Probe payload, bytes.
+        size: u64,
+        /// The levels probed.
+        levels: Vec<generators::PingLevel>,
+        /// A probe not acknowledged within this time is an error.
+        timeout: Time,
+        /// Probing starts at this time.
+        at: Time,
+        /// Probes start before this time.
+        until: Time,
+        /// Master seed (phases and peers).
+        seed: u64,
+    },
 }
 
 /// What expansion needs from the scenario around the workload.
@@ -269,7 +288,50 @@ pub fn expand(w: &Workload, e: &Env<'_>) -> Result<Vec<FlowSpec>, WlError> {
                 .map_err(|g| (g.key, g.message))
         }
         Workload::StorageRead { .. } => storage_read(w, e),
+        Workload::Pingmesh { .. } => pingmesh(w, e),
     }
+}
+
+fn pingmesh(w: &Workload, e: &Env<'_>) -> Result<Vec<FlowSpec>, WlError> {
+    let Workload::Pingmesh {
+        hosts,
+        interval,
+        size,
+        levels,
+        timeout,
+        at,
+        until,
+        seed,
+    } = w
+    else {
+        return Ok(Vec::new());
+    };
+    if at >= until {
+        return Err((
+            "at",
+            format!("probing starts at or after it ends ({until})"),
+        ));
+    }
+    let p = generators::Pingmesh {
+        hosts,
+        interval: *interval,
+        size: *size,
+        levels,
+        at: *at,
+        until: *until,
+        timeout: *timeout,
+    };
+    too_many(generators::probe_count(&p), "interval")?;
+    let flows = generators::pingmesh(e.topo, &p, *seed, e.index, e.dscp);
+    if flows.is_empty() {
+        let names: Vec<&str> = levels.iter().map(|l| l.name()).collect();
+        let msg = format!(
+            "no two of the selected hosts are at the requested level(s) ({}): no probe to send",
+            names.join(", ")
+        );
+        return Err(("levels", msg));
+    }
+    Ok(flows)
 }
 
 fn incast(w: &Workload, e: &Env<'_>) -> Result<Vec<FlowSpec>, WlError> {

@@ -89,7 +89,6 @@ fault[0].until=1ms | fault[0].until | is not after `at`
 fault[0].kind=link_down | fault[0].host | unknown key
 fault[2].kind=route_override ; fault[2].switch=S1 ; fault[2].dst=R ; fault[2].via=R | fault[2].via | `R` is not a neighbour of `S1`
 fault[2].kind=mac_age_out ; fault[2].switch=S2 ; fault[2].host=Q | fault[2].host | unknown host `Q`
-workload[0].kind=pingmesh | workload[0].kind | not supported yet
 workload[0].kind=incast ; workload[0].senders=all ; workload[0].receiver=R ; workload[0].size=1MB ; workload[0].count=2 | workload[0].count | needs `repeat`
 workload[0].kind=poisson ; workload[0].cdf=websearh ; workload[0].load=0.5 | workload[0].cdf | did you mean `websearch`?
 workload[0].kind=poisson ; workload[0].cdf=websearch ; workload[0].load=1.5 | workload[0].load | (0, 1]
@@ -97,6 +96,10 @@ workload[0].kind=permutation ; workload[0].hosts=A | workload[0].hosts | at leas
 workload[0].kind=all_to_all ; workload[0].seed=3 | workload[0].seed | unknown key
 workload[0].kind=storage_read ; workload[0].client=R ; workload[0].targets=R ; workload[0].count=1 | workload[0].targets | no target other than the client
 workload[0].kind=trace ; workload[0].file=missing.csv | workload[0].file | cannot read trace
+workload[0].kind=pingmesh ; workload[0].interval=0us | workload[0].interval | above zero
+workload[0].kind=pingmesh ; workload[0].levels=["tor","rack"] | workload[0].levels[1] | unknown level `rack`
+workload[0].kind=pingmesh ; workload[0].levels=["dc"] | workload[0].levels | no two of the selected hosts
+workload[0].kind=pingmesh ; workload[0].at=2ms ; workload[0].until=1ms | workload[0].at | starts at or after
 workload[0].kind=incast ; workload[0].senders=all | workload[0].receiver | missing required key
 flow[1].name=b-to-r ; flow[0].name=b-to-r | flow[1].name | already named
 "#;

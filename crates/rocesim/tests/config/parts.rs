@@ -198,7 +198,7 @@ mod schema {
         let kinds = s["properties"]["workload"]["items"]["anyOf"]
             .as_array()
             .unwrap();
-        assert_eq!(kinds.len(), 6);
+        assert_eq!(kinds.len(), 7);
         assert!(update_doc("<!-- keys:nope -->\n<!-- /keys -->").is_err());
     }
 }

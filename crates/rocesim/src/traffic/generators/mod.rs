@@ -8,10 +8,12 @@
 //! flow list.
 //!
 //! One file per generator: [`poisson`](fn@poisson), [`incast`](fn@incast), [`permutation`](fn@permutation) and
-//! [`all_to_all`], [`tor_to_tor`](fn@tor_to_tor), [`storage_read`](fn@storage_read).
+//! [`all_to_all`], [`tor_to_tor`](fn@tor_to_tor), [`storage_read`](fn@storage_read),
+//! [`pingmesh`](fn@pingmesh).
 
 mod incast;
 mod permutation;
+mod pingmesh;
 mod poisson;
 mod storage_read;
 mod tor_to_tor;
@@ -21,6 +23,7 @@ mod tests;
 
 pub use incast::{incast, Incast};
 pub use permutation::{all_to_all, derangement, permutation};
+pub use pingmesh::{peers, pingmesh, probe_count, PingLevel, Pingmesh};
 pub use poisson::{poisson, Poisson};
 pub use storage_read::{storage_read, StorageRead};
 pub use tor_to_tor::{tor_to_tor, tors_of_pod, GenError, TorToTor};

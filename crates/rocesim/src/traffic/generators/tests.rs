@@ -303,3 +303,62 @@ fn storage_read_chains_by_queue_depth() {
     let after: Vec<Option<u32>> = qd1.iter().map(|x| x.after).collect();
     assert_eq!(after, vec![None, Some(0), Some(1)]);
 }
+
+fn fat_tree4() -> Topology {
+    let l = LinkClass {
+        rate: crate::units::Rate::gbps(100),
+        delay: Time::from_us(1),
+    };
+    crate::topology::build::clos::fat_tree(4, 1, l, l).unwrap()
+}
+
+#[test]
+fn pingmesh_levels_on_a_k4_fat_tree() {
+    // k = 4: 16 hosts, 2 per edge switch, 4 per pod. Each host has 1 peer under its ToR,
+    // 2 more in its pod (the other edge switch) and 12 in the other three pods.
+    let topo = fat_tree4();
+    let hosts: Vec<u32> = (0..16).collect();
+    let peers = peers(&topo, &hosts);
+    for (h, lv) in peers.iter().enumerate() {
+        assert_eq!(
+            [lv[0].len(), lv[1].len(), lv[2].len()],
+            [1, 2, 12],
+            "host {h}"
+        );
+        let pod = |x: u32| topo.hosts[x as usize].pod;
+        assert!(lv[1].iter().all(|&p| pod(p) == pod(h as u32)));
+        assert!(lv[2].iter().all(|&p| pod(p) != pod(h as u32)));
+    }
+}
+
+#[test]
+fn pingmesh_probe_schedule() {
+    // 16 hosts, two levels, every 10 us in [5 us, 105 us): each host sends 10 probes per
+    // level (its phase is in [5, 15) us, so exactly 10 start times fall before 105 us).
+    let topo = fat_tree4();
+    let hosts: Vec<u32> = (0..16).collect();
+    let levels = [PingLevel::Tor, PingLevel::Dc];
+    let p = Pingmesh {
+        hosts: &hosts,
+        interval: Time::from_us(10),
+        size: 512,
+        levels: &levels,
+        at: Time::from_us(5),
+        until: Time::from_us(105),
+        timeout: Time::from_ms(1),
+    };
+    let flows = pingmesh(&topo, &p, 7, 0, &d26);
+    assert_eq!(flows.len(), 16 * 2 * 10);
+    let peers = peers(&topo, &hosts);
+    for f in &flows {
+        let FlowKind::Probe(pr) = f.kind else {
+            panic!("not a probe")
+        };
+        assert!(peers[f.src as usize][pr.level as usize].contains(&f.dst));
+        assert!(f.start >= p.at && f.start < p.until);
+        assert_eq!((f.size, f.dscp, pr.timeout), (Some(512), 26, p.timeout));
+    }
+    // The same seed gives the same probes; another seed other phases.
+    assert_eq!(flows, pingmesh(&topo, &p, 7, 0, &d26));
+    assert_ne!(flows, pingmesh(&topo, &p, 8, 0, &d26));
+}
