@@ -259,8 +259,12 @@ fn lint(path: &Path, set: &[String]) -> ExitCode {
         Err(code) => return code,
     };
     let findings = rocesim::lint::lint(&sc);
+    let warnings = rocesim::lint::import_warnings(&sc);
     if let Err(e) = Sim::new(sc) {
         return bad_scenario(path, &e.0);
+    }
+    for w in &warnings {
+        println!("{}: warning: {w}", path.display());
     }
     for f in &findings {
         println!("{}: {f}", path.display());
@@ -279,7 +283,10 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
         Ok(sc) => sc,
         Err(code) => return code,
     };
-    for f in rocesim::lint::lint(&sc) {
+    for f in rocesim::lint::import_warnings(&sc)
+        .iter()
+        .chain(&rocesim::lint::lint(&sc))
+    {
         eprintln!("warning: {}: {f}", path.display());
     }
     let key = if out.is_some() { "--out" } else { "output.dir" };
