@@ -31,7 +31,7 @@ pub(super) fn check(sc: &Scenario, out: &mut Findings) {
         let late: Vec<String> = (hosts_of(sc, s).into_iter())
             .filter(|&h| {
                 let guard = sc.nics[h].pfc_prevention_tout;
-                !guard.is_some_and(|g| g < w.detection_time)
+                guard.is_none_or(|g| g >= w.detection_time)
             })
             .map(|h| format!("`{}`", sc.topology.hosts[h].name))
             .collect();
