@@ -32,6 +32,9 @@ pub enum PacketKind {
     Nak,
     /// Congestion Notification Packet (RoCEv2 Annex A17).
     Cnp,
+    /// Congestion Isolation Packet (IEEE 802.1Qcz): a switch asks its upstream neighbour to
+    /// isolate `flow`; `psn` 0 is the request, 1 its acknowledgement. Never reaches a host.
+    Cip,
 }
 
 /// ECN codepoint bits of the IP header.
@@ -101,6 +104,12 @@ pub mod flags {
     pub const INT_ECHO: u8 = 2;
     /// An ACK echoing a CE mark on the data packet it acknowledges (DCTCP).
     pub const ECN_ECHO: u8 = 4;
+    /// A data packet whose bytes a switch counts toward its flow's share of a class queue
+    /// (congestion isolation's `share` identification).
+    pub const ISO_COUNTED: u8 = 8;
+    /// A data packet sent for the first time (not a retransmission): receivers count such a
+    /// packet arriving below a PSN already received as delivered out of order.
+    pub const FIRST_TX: u8 = 16;
 }
 
 impl Packet {

@@ -125,8 +125,40 @@ impl Ctx {
 
 /// Declare a scenario table: a struct of [`V`] fields plus its [`Table`] and [`Leaf`]
 /// impls. Each field's doc comment is the key's documentation (meaning, unit, default).
+///
+/// With `pub struct Name => Params`, a key written `name: Type => field` is stored into
+/// `Params::field` (a dotted path reaches into a nested struct) by the generated
+/// `Name::apply`, through [`Store`]; keys without `=> field` are left to hand-written code.
 #[macro_export]
 macro_rules! table {
+    (
+        $(#[doc = $sdoc:literal])*
+        pub struct $name:ident => $target:ty {
+            $( $(#[doc = $doc:literal])* $field:ident : $ty:ty $(=> $($to:ident).+)? ),* $(,)?
+        }
+    ) => {
+        $crate::table! {
+            $(#[doc = $sdoc])*
+            pub struct $name { $( $(#[doc = $doc])* $field: $ty, )* }
+        }
+
+        impl $name {
+            /// Store every key of this table that is given and valid into `p`.
+            pub fn apply(&self, ctx: &mut $crate::config::check::Ctx, p: &mut $target) {
+                $($(
+                    if let Some(x) = ctx.get(&self.$field) {
+                        $crate::config::declare::Store::store(x, ctx, &mut p.$($to).+);
+                    }
+                )?)*
+            }
+        }
+
+        impl $crate::config::declare::Store<$target> for $name {
+            fn store(self, ctx: &mut $crate::config::check::Ctx, to: &mut $target) {
+                self.apply(ctx, to);
+            }
+        }
+    };
     (
         $(#[doc = $sdoc:literal])*
         pub struct $name:ident {
@@ -204,11 +236,41 @@ impl Ctx {
         let t = T::read(self, v, key)?;
         check(self, &t)
     }
-    /// Apply the checked value of `f` with `apply` when it is given and usable.
-    pub fn set<T: Leaf>(&mut self, f: &V<T>, apply: impl FnOnce(T::Out)) {
-        if let Some(x) = self.get(f) {
-            apply(x);
+}
+
+/// How a checked value goes into a parameter field: as it is, narrowed (an integer whose
+/// range its key's type bounds), or applied onto it (a declared table: a layer).
+pub trait Store<T> {
+    /// Store `self` into `to`.
+    fn store(self, ctx: &mut Ctx, to: &mut T);
+}
+
+impl<T> Store<T> for T {
+    fn store(self, _: &mut Ctx, to: &mut T) {
+        *to = self;
+    }
+}
+
+macro_rules! narrow {
+    ($($t:ty),*) => {$(
+        impl Store<$t> for i64 {
+            fn store(self, _: &mut Ctx, to: &mut $t) {
+                *to = self as $t;
+            }
         }
+    )*};
+}
+narrow!(i8, u8, u16, u32, u64, usize);
+
+impl Store<Option<u8>> for u8 {
+    fn store(self, _: &mut Ctx, to: &mut Option<u8>) {
+        *to = Some(self);
+    }
+}
+
+impl Store<u64> for crate::units::Bytes {
+    fn store(self, _: &mut Ctx, to: &mut u64) {
+        *to = self.get();
     }
 }
 

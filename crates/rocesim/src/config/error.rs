@@ -62,14 +62,6 @@ impl ConfigErrors {
     }
 }
 
-impl<'a> IntoIterator for &'a ConfigErrors {
-    type Item = &'a ConfigError;
-    type IntoIter = std::slice::Iter<'a, ConfigError>;
-    fn into_iter(self) -> Self::IntoIter {
-        self.0.iter()
-    }
-}
-
 /// How many names a collapsed line lists.
 const NAMES_SHOWN: usize = 3;
 

@@ -5,7 +5,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
 use super::check::{at, Ctx};
-use super::declare::{KeyDoc, Leaf, Table, V};
+use super::declare::{Leaf, V};
 use super::leaf::{choice, Dscp, FlowSize, Int, RateV, Str, TimeV};
 use super::lists::Items;
 use super::suggest;
@@ -52,9 +52,6 @@ impl Items for FlowItems {
         <Flow as Leaf>::doc().schema
     }
 }
-
-/// The key table of `[[flow]]`, for the docs.
-pub const KEYS: &[KeyDoc] = Flow::KEYS;
 
 /// Host names → ids, with suggestions for unknown names.
 pub struct Hosts<'t> {

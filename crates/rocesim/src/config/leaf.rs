@@ -117,19 +117,44 @@ TimeAuto -> Option<Time>, "time \\| `\"auto\"`", word_or("auto", string_schema("
         None
     }
 });
-leaf!(/// A size: a string with a unit (`"2KB"`, `"2KiB"`) or integer bytes.
-Size -> Bytes, "size", size_schema(), |c, v, k| match v {
-    Value::String(s) => Bytes::parse(s).map_err(|e| c.err(k, format!("invalid size: {e}"))).ok(),
-    Value::Integer(i) if *i >= 0 => Some(Bytes(*i as u64)),
-    Value::Integer(i) => {
-        c.err(k, format!("a size cannot be negative, found {i}"));
-        None
+/// The largest size a key accepts: 1 PiB (2^50 bytes), beyond any buffer, memory or message.
+pub const MAX_SIZE: u64 = 1 << 50;
+
+/// `b` when it is at most [`MAX_SIZE`], else an error at `k`.
+fn bounded(c: &mut Ctx, k: &str, b: Bytes) -> Option<Bytes> {
+    if b.0 > MAX_SIZE {
+        c.err(
+            k,
+            format!("{} is above the largest size accepted (1 PiB)", b.written()),
+        );
+        return None;
     }
-    _ => {
-        c.expected(k, "a size like \"2KB\" or a number of bytes", v);
-        None
-    }
+    Some(b)
+}
+
+leaf!(/// A size: a string with a unit (`"2KB"`, `"2KiB"`) or integer bytes; at most 1 PiB.
+Size -> Bytes, "size", size_schema(), |c, v, k| {
+    let b = size_unbounded(c, v, k)?;
+    bounded(c, k, b)
 });
+
+/// A size as written, without the 1 PiB bound (flow sizes say more about it).
+fn size_unbounded(c: &mut Ctx, v: &Value, k: &str) -> Option<Bytes> {
+    match v {
+        Value::String(s) => Bytes::parse(s)
+            .map_err(|e| c.err(k, format!("invalid size: {e}")))
+            .ok(),
+        Value::Integer(i) if *i >= 0 => Some(Bytes(*i as u64)),
+        Value::Integer(i) => {
+            c.err(k, format!("a size cannot be negative, found {i}"));
+            None
+        }
+        _ => {
+            c.expected(k, "a size like \"2KB\" or a number of bytes", v);
+            None
+        }
+    }
+}
 leaf!(/// A rate with a unit (`"40Gbps"`).
 RateV -> Rate, "rate", string_schema("rate"), |c, v, k| match v {
     Value::String(s) => Rate::parse(s).map_err(|e| c.err(k, format!("invalid rate: {e}"))).ok(),
@@ -305,7 +330,7 @@ leaf!(/// A flow size: `"inf"` (→ `None`, long-lived) or a size above zero.
 FlowSize -> Option<u64>, "`\"inf\"` \\| size > 0, at most 1PiB", word_or("inf", size_schema()),
 |c, v, k| match v {
     Value::String(s) if s == "inf" => Some(None),
-    _ => match Size::read(c, v, k)? {
+    _ => match size_unbounded(c, v, k)? {
         b if b.0 == 0 => {
             c.err(k, "a flow size must be positive (or \"inf\")");
             None

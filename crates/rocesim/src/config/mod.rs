@@ -22,8 +22,10 @@ pub mod declare;
 pub mod error;
 pub mod faults;
 pub mod flows;
+pub mod isolation;
 pub mod leaf;
 pub mod lists;
+pub mod memory;
 pub mod nic;
 pub mod overlay;
 pub mod overrides;
@@ -40,6 +42,7 @@ use std::path::Path;
 pub use error::{ConfigError, ConfigErrors};
 pub use scenario::{OutputParams, Scenario, SimParams, TableFormat};
 
+use crate::fabric;
 use check::Ctx;
 use declare::Leaf;
 use lists::Tables;
@@ -49,6 +52,7 @@ pub mod sections {
     pub use super::cc::{Dcqcn, Dctcp, Hpcc, Rcm, Timely};
     pub use super::faults::KINDS as FAULT_KINDS;
     pub use super::flows::Flow;
+    pub use super::isolation::Isolation;
     pub use super::nic::{Nic, Rx};
     pub use super::sim::{Output, Sim};
     pub use super::switch::{Ecn, Lossless, Lossy, Switch, Watchdog};
@@ -145,9 +149,11 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         .then(|| topo::parse(ctx, topo_v.as_ref()))
         .flatten();
     let sw_table = ctx.get(&file.switch).unwrap_or_default();
-    let sw_base = switch::base(ctx, &sw_table);
+    let sw_defaults = fabric::params::SwitchParams::default();
+    let sw_base = overlay::base(ctx, &sw_table, file.switch.raw.as_ref(), sw_defaults);
     let nic_table = ctx.get(&file.nic).unwrap_or_default();
-    let nics = nic::resolve(ctx, &nic_table, &sw_base.0, topology.as_ref());
+    let nic_raw = file.nic.raw.as_ref();
+    let nics = nic::resolve(ctx, &nic_table, nic_raw, &sw_base.0, topology.as_ref());
     let max_frame = nics.max_frame;
     let mut switches = switch::resolve(ctx, &sw_table, &sw_base, topology.as_ref(), max_frame);
     let ecmp_hash = topo::ecmp_hash(ctx, topo_v.as_ref());
@@ -174,7 +180,7 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
     let faults = faults::parse(ctx, &fault_t, topology.as_ref(), duration);
     let output_t = ctx.get(&file.output).unwrap_or_default();
     let output = sim::output(ctx, &output_t, &name);
-    Some(Scenario {
+    let scenario = Scenario {
         name,
         sim: sim?,
         topology: topology?,
@@ -183,7 +189,9 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         flows: flows?,
         faults: faults?,
         output: output?,
-    })
+    };
+    memory::check(ctx, &scenario);
+    Some(scenario)
 }
 
 /// Load a scenario from its text. `file_name` names it in errors and gives the scenario name

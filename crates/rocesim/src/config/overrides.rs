@@ -79,27 +79,24 @@ pub fn apply(root: &mut Table, spec: &str) -> Result<(), String> {
         return Err(format!("`{spec}` has an empty key"));
     }
     let segs = parse_path(key)?;
-    let value = parse_value(value);
+    let mut tree = Value::Table(std::mem::take(root));
+    let set = set(&mut tree, &segs, parse_value(value));
+    if let Value::Table(t) = tree {
+        *root = t;
+    }
+    set
+}
+
+/// Set the element at `segs` of `tree` to `value`, creating missing tables.
+fn set(tree: &mut Value, segs: &[Seg], value: Value) -> Result<(), String> {
     let (last, init) = segs.split_last().ok_or("empty key")?;
-    let mut cur: &mut Value = {
-        // Start from the root table.
-        let Seg::Key(first) = &segs[0] else {
-            return Err("empty key".into());
-        };
-        if init.is_empty() {
-            root.insert(first.clone(), value);
-            return Ok(());
-        }
-        root.entry(first.clone())
-            .or_insert_with(|| Value::Table(Table::new()))
-    };
-    let mut walked = match &segs[0] {
-        Seg::Key(k) => k.clone(),
-        Seg::Index(_) => String::new(),
-    };
-    for seg in &init[1..] {
+    let (mut cur, mut walked) = (tree, String::new());
+    for seg in init {
         cur = step(cur, seg, &walked)?;
-        walked = describe_path(&walked, seg);
+        walked = match seg {
+            Seg::Key(k) => super::check::at(&walked, k),
+            Seg::Index(i) => super::check::idx(&walked, *i),
+        };
     }
     match (last, cur) {
         (Seg::Key(k), Value::Table(t)) => {
@@ -116,13 +113,6 @@ pub fn apply(root: &mut Table, spec: &str) -> Result<(), String> {
         _ => return Err(format!("`{walked}` is not a table")),
     }
     Ok(())
-}
-
-fn describe_path(walked: &str, seg: &Seg) -> String {
-    match seg {
-        Seg::Key(k) => format!("{walked}.{k}"),
-        Seg::Index(i) => format!("{walked}[{i}]"),
-    }
 }
 
 /// One step down the tree, creating missing tables (and appending a table at index `len`).

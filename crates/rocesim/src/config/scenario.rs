@@ -28,6 +28,9 @@ pub struct SimParams {
     pub stop_on_deadlock: bool,
     /// Stop the run after this much wall-clock time (`None`: no limit).
     pub wall_limit: Option<std::time::Duration>,
+    /// The most memory the run may be estimated to need before it starts
+    /// ([`super::memory`]).
+    pub max_memory: crate::units::Bytes,
 }
 
 /// Table file format.

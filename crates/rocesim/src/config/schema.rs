@@ -75,6 +75,7 @@ pub fn doc_tables() -> Vec<(&'static str, &'static [KeyDoc])> {
         ("switch.lossy", s::Lossy::KEYS),
         ("switch.ecn", s::Ecn::KEYS),
         ("switch.pfc_watchdog", s::Watchdog::KEYS),
+        ("switch.isolation", s::Isolation::KEYS),
         ("nic", s::Nic::KEYS),
         ("nic.rx", s::Rx::KEYS),
         ("nic.dcqcn", s::Dcqcn::KEYS),

@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::check::Ctx;
-use super::leaf::{choice, Bool, Count, Str, TimeOff, TimeV};
+use super::leaf::{choice, Bool, Count, Size, Str, TimeOff, TimeV};
 use super::scenario::{OutputParams, SimParams, TableFormat};
 use crate::table;
 use crate::units::Time;
@@ -31,6 +31,10 @@ table! {
         /// marked `"incomplete": true, "stopped_by": "wall_limit"`; the run exits with code 3.
         /// Default: `"off"`.
         wall_limit: TimeOff,
+        /// Refuse to start a run whose estimated memory (ports, routing tables, flows, time
+        /// series samples) is above this size; the error names the key that makes it large.
+        /// Default: 80 % of the machine's physical memory.
+        max_memory: Size,
     }
 }
 
@@ -83,7 +87,9 @@ pub fn sim(ctx: &mut Ctx, t: Option<&Sim>) -> Option<SimParams> {
     let deadlock = ctx.or(&t.deadlock_detection, Some(Time::from_ms(10)));
     let stop_on_deadlock = ctx.or(&t.stop_on_deadlock, false);
     let wall_limit = ctx.or(&t.wall_limit, None);
+    let max_memory = ctx.or(&t.max_memory, super::memory::default_max_memory());
     Some(SimParams {
+        max_memory: max_memory?,
         wall_limit: wall_limit?.map(|t| std::time::Duration::from_nanos(t.ns())),
         stop_when_done: stop_when_done?,
         deadlock_detection: deadlock?.unwrap_or(Time::ZERO),

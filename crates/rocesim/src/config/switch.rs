@@ -1,20 +1,21 @@
 //! `[switch]`: defaults for every switch, and `[switch.role.<role>]` and
 //! `[switch.name.<name>]` tables that change only the keys they name.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 
 use serde_json::json;
 use toml::Value;
 
 use super::check::Ctx;
-use super::declare::{Leaf, SubTable, Table, TypeDoc};
+use super::declare::{Leaf, Store, SubTable, Table, TypeDoc, V};
 use super::leaf::{
     choice, Bool, HeadroomV, Int, Length, Paths, Prob, Size, TcList, TimeAuto, TimeV,
 };
 use super::lists::{DscpMap, Scheduler, TcMap};
-use super::overlay::{Layered, Named, Origins};
+use super::overlay::{check_node, layer, Layered, Named, Origins, Resolved};
 use crate::fabric::params::{
-    BufferMode, Detection, EcnParams, MarkOn, SwitchParams, WatchdogAction, WatchdogParams,
+    BufferMode, Detection, EcnParams, Headroom, LosslessParams, LossyParams, MarkOn, QueueSched,
+    SwitchParams, WatchdogAction, WatchdogParams,
 };
 use crate::table;
 use crate::topology::Topology;
@@ -37,7 +38,7 @@ table! {
     /// `[switch]`: defaults for every switch. A switch takes `[switch]`, then its role's
     /// table, then its name's table; inside `lossless`, `lossy`, `ecn` and `scheduler` a
     /// layer changes only the keys it names, the other keys are replaced as a whole.
-    pub struct Switch {
+    pub struct Switch => SwitchParams {
         /// SONiC `config_db.json` file(s), relative to the scenario, read before this table's
         /// other keys (which must not set what the file sets): QoS maps, PFC, buffer
         /// profiles, WRED/ECN, schedulers, cable lengths, PFC watchdog (docs/sonic.md).
@@ -48,43 +49,45 @@ table! {
         buffer_size: Size,
         /// Traffic class of each DSCP (SONiC `DSCP_TO_TC_MAP`); unmapped DSCPs → TC 0.
         /// Default: `{ 26 = 3, 48 = 6 }`.
-        dscp_to_tc: DscpMap,
+        dscp_to_tc: DscpMap => dscp_to_tc,
         /// Egress queue of each TC; unmapped TCs keep their own number. The ingress priority
         /// group of a TC is the TC. Default: identity.
-        tc_to_queue: TcMap,
+        tc_to_queue: TcMap => tc_to_queue,
         /// Lossless (PFC-enabled) traffic classes. Default: `[3]`.
-        pfc_enable: TcList,
+        pfc_enable: TcList => pfc_enable,
         /// Dynamic (α = 2^dynamic_th of the free shared buffer) or static (byte) thresholds.
         /// Default: `"dynamic"`.
-        buffer_mode: BufferModeV,
+        buffer_mode: BufferModeV => buffer_mode,
         /// Lossless priority-group thresholds. Default: see `lossless` keys.
-        lossless: Lossless,
+        lossless: Lossless => lossless,
         /// Lossy egress queue limits. Default: see `lossy` keys.
-        lossy: Lossy,
+        lossy: Lossy => lossy,
         /// RED/WRED ECN marking: a table turns it on (missing keys take their defaults).
         /// Default: off.
-        ecn: EcnV,
+        ecn: EcnV => ecn,
         /// How a congested egress queue is detected for marking (needs an `ecn` table).
         /// Default: `"wred"`.
-        congestion_detection: DetectionV,
+        congestion_detection: DetectionV => detection,
         /// Egress scheduling; strict queues go first (higher index wins), then DWRR.
         /// Default: queues 6, 7 strict; others DWRR weight 1.
-        scheduler: Scheduler,
+        scheduler: Scheduler => scheduler,
         /// Used by `headroom = "auto"`. Default: `"5m"`.
-        cable_length: Length,
+        cable_length: Length => cable_length_m,
         /// Quanta in the XOFF pause frames the switch sends (1 quantum = 512 bit times).
         /// Default: `65535`.
-        pfc_quanta: Int<1, 65535>,
+        pfc_quanta: Int<1, 65535> => pfc_quanta,
         /// Delay between a pause frame's arrival and its effect; auto = the 802.3 Annex 31B
         /// maximum for the link speed. Default: `"auto"`.
-        pfc_response: TimeAuto,
+        pfc_response: TimeAuto => pfc_response,
         /// Forwarding latency added at ingress. Default: `"0us"`.
-        latency: TimeV,
+        latency: TimeV => latency,
         /// The switch PFC watchdog (SONiC `PFC_WD`). Default: disabled.
-        pfc_watchdog: Watchdog,
+        pfc_watchdog: Watchdog => pfc_watchdog,
         /// Drop lossless packets to a host whose MAC the switch has forgotten instead of
         /// flooding them (Guo et al. 2016 §4.2's fix). Default: `false`.
-        drop_lossless_on_incomplete_arp: Bool,
+        drop_lossless_on_incomplete_arp: Bool => drop_lossless_on_incomplete_arp,
+        /// Congestion isolation (IEEE 802.1Qcz): a table turns it on. Default: off.
+        isolation: super::isolation::Isolation => isolation,
         /// `[switch.role.<role>]` tables (roles: tor, leaf, spine, edge, agg, core, switch;
         /// the role must exist in the topology). Default: none.
         role: Named<Switch>,
@@ -95,54 +98,54 @@ table! {
 
 table! {
     /// `lossless`: priority-group thresholds of the lossless traffic classes.
-    pub struct Lossless {
+    pub struct Lossless => LosslessParams {
         /// Dynamic mode: log2 α of the XOFF threshold. Default: `-4`.
-        dynamic_th: Int<-8, 8>,
+        dynamic_th: Int<-8, 8> => dynamic_th,
         /// Dynamic mode: XON is sent when the shared occupancy falls this far below XOFF.
         /// Default: `"2KB"`.
-        xon_offset: Size,
+        xon_offset: Size => xon_offset,
         /// Static mode: XOFF threshold of the PG occupancy. Default: `"180KB"`.
-        xoff: Size,
+        xoff: Size => xoff,
         /// Static mode: XON threshold; must not be above `xoff`. Default: `"160KB"`.
-        xon: Size,
+        xon: Size => xon,
         /// Bytes absorbed after XOFF. `"auto"` computes 2 × (delay × rate) + 2 MTU frames +
         /// peer response per port; a size is fixed (at least one frame of the largest NIC
         /// MTU, MTU + 82 bytes); a **float** such as `0.5` means that multiple of auto (an
         /// integer is bytes: `2` is 2 bytes, `2.0` is twice auto). Default: `"auto"`.
-        headroom: HeadroomV,
+        headroom: HeadroomV => headroom,
         /// Guaranteed bytes per ingress PG before the shared pool is used. Default: `1248`.
-        reserved: Size,
+        reserved: Size => reserved,
     }
 }
 
 table! {
     /// `lossy`: egress queue limits of the lossy traffic classes.
-    pub struct Lossy {
+    pub struct Lossy => LossyParams {
         /// Dynamic mode: log2 α of the queue limit. Default: `3`.
-        dynamic_th: Int<-8, 8>,
+        dynamic_th: Int<-8, 8> => dynamic_th,
         /// Static mode: queue limit. Default: `"1MB"`.
-        limit: Size,
+        limit: Size => limit,
         /// Guaranteed bytes per queue. Default: `0`.
-        reserved: Size,
+        reserved: Size => reserved,
     }
 }
 
 table! {
     /// `ecn`: RED/WRED marking. Probability 0 below kmin, pmax × (q − kmin)/(kmax − kmin) in
     /// between, 1 at or above kmax.
-    pub struct Ecn {
+    pub struct Ecn => EcnParams {
         /// Queues that mark. Default: `[3]`.
-        queues: TcList,
+        queues: TcList => queues,
         /// Marking starts here (the congestion threshold of `congestion_detection`).
         /// Default: `"5KB"`.
-        kmin: Size,
+        kmin: Size => kmin,
         /// Marking probability reaches 1 here; not below `kmin`. Default: `"200KB"`.
-        kmax: Size,
+        kmax: Size => kmax,
         /// Marking probability at kmax. Default: `0.01`.
-        pmax: Prob,
+        pmax: Prob => pmax,
         /// Depth seen on enqueue (without the packet) or on dequeue (behind it).
         /// Default: `"enqueue"`.
-        mark_on: MarkOnV,
+        mark_on: MarkOnV => mark_on,
     }
 }
 
@@ -150,20 +153,20 @@ table! {
     /// `pfc_watchdog` (SONiC `PFC_WD` semantics): a lossless queue paused, non-empty and not
     /// transmitting for `detection_time` is stormed until no pause came for
     /// `restoration_time`.
-    pub struct Watchdog {
+    pub struct Watchdog => WatchdogParams {
         /// A table turns the watchdog on unless `enabled = false`. Default: `true` in a table.
         enabled: Bool,
         /// Storm detection time. Default: `"200ms"`.
-        detection_time: TimeV,
+        detection_time: TimeV => detection_time,
         /// Restoration time. Default: `"200ms"`.
-        restoration_time: TimeV,
+        restoration_time: TimeV => restoration_time,
         /// Check period; above zero. Default: `"100ms"`.
-        poll_interval: TimeV,
+        poll_interval: TimeV => poll_interval,
         /// `drop` discards queued and arriving lossless packets and ignores pauses, `forward`
         /// only ignores pauses, `alert` only records. Default: `"drop"`.
-        action: ActionV,
+        action: ActionV => action,
         /// Watched ports. Default: `"all"`.
-        ports: PortsV,
+        ports: PortsV => server_facing_only,
     }
 }
 
@@ -197,74 +200,51 @@ impl Leaf for EcnV {
     }
 }
 
-fn apply_lossless(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams, o: &mut Origins) {
-    let Some(l) = ctx.get(&t.lossless) else {
-        return;
-    };
-    let q = &mut p.lossless;
-    ctx.set(&l.dynamic_th, |x| q.dynamic_th = x as i8);
-    ctx.set(&l.xon_offset, |x| q.xon_offset = x);
-    ctx.set(&l.xoff, |x| q.xoff = x);
-    ctx.set(&l.xon, |x| q.xon = x);
-    ctx.set(&l.headroom, |x| q.headroom = x);
-    ctx.set(&l.reserved, |x| q.reserved = x);
-    o.given(&[&l.xoff, &l.xon]);
-    o.given(&[&l.headroom]);
-}
-
-fn apply_lossy(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) {
-    let Some(l) = ctx.get(&t.lossy) else { return };
-    let q = &mut p.lossy;
-    ctx.set(&l.dynamic_th, |x| q.dynamic_th = x as i8);
-    ctx.set(&l.limit, |x| q.limit = x);
-    ctx.set(&l.reserved, |x| q.reserved = x);
-}
-
-fn apply_ecn(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams, o: &mut Origins) {
-    let Some(ecn) = ctx.get(&t.ecn) else { return };
-    let Some(et) = ecn else {
-        p.ecn = None;
-        return;
-    };
-    let mut e = p.ecn.unwrap_or(EcnParams {
-        queues: 1 << 3,
-        kmin: Bytes(5_000),
-        kmax: Bytes(200_000),
-        pmax: 0.01,
-        mark_on: MarkOn::Enqueue,
-    });
-    ctx.set(&et.queues, |x| e.queues = x);
-    ctx.set(&et.kmin, |x| e.kmin = x);
-    ctx.set(&et.kmax, |x| e.kmax = x);
-    ctx.set(&et.pmax, |x| e.pmax = x);
-    ctx.set(&et.mark_on, |x| e.mark_on = x);
-    o.given(&[&et.kmin, &et.kmax]);
-    p.ecn = Some(e);
-}
-
-fn apply_watchdog(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) {
-    let Some(w) = ctx.get(&t.pfc_watchdog) else {
-        return;
-    };
-    let mut q = p.pfc_watchdog.unwrap_or(WatchdogParams {
-        detection_time: Time::from_ms(200),
-        restoration_time: Time::from_ms(200),
-        action: WatchdogAction::Drop,
-        poll_interval: Time::from_ms(100),
-        server_facing_only: false,
-    });
-    // A table turns the watchdog on unless it says `enabled = false`.
-    let enabled = ctx.or(&w.enabled, true);
-    ctx.set(&w.detection_time, |x| q.detection_time = x);
-    ctx.set(&w.restoration_time, |x| q.restoration_time = x);
-    ctx.set(&w.poll_interval, |x| q.poll_interval = x);
-    ctx.set(&w.action, |x| q.action = x);
-    ctx.set(&w.ports, |x| q.server_facing_only = x);
-    if q.poll_interval == Time::ZERO {
-        ctx.err(&w.poll_interval.key, "the poll interval must be positive");
+impl Store<Option<EcnParams>> for Option<Ecn> {
+    fn store(self, ctx: &mut Ctx, to: &mut Option<EcnParams>) {
+        let Some(t) = self else {
+            *to = None;
+            return;
+        };
+        let mut e = to.unwrap_or(EcnParams {
+            queues: 1 << 3,
+            kmin: Bytes(5_000),
+            kmax: Bytes(200_000),
+            pmax: 0.01,
+            mark_on: MarkOn::Enqueue,
+        });
+        t.apply(ctx, &mut e);
+        *to = Some(e);
     }
-    if let Some(on) = enabled {
-        p.pfc_watchdog = on.then_some(q);
+}
+
+impl Store<Option<WatchdogParams>> for Watchdog {
+    fn store(self, ctx: &mut Ctx, to: &mut Option<WatchdogParams>) {
+        let mut q = to.unwrap_or(WatchdogParams {
+            detection_time: Time::from_ms(200),
+            restoration_time: Time::from_ms(200),
+            action: WatchdogAction::Drop,
+            poll_interval: Time::from_ms(100),
+            server_facing_only: false,
+        });
+        // A table turns the watchdog on unless it says `enabled = false`.
+        let enabled = ctx.or(&self.enabled, true);
+        self.apply(ctx, &mut q);
+        if q.poll_interval == Time::ZERO {
+            ctx.err(
+                &self.poll_interval.key,
+                "the poll interval must be positive",
+            );
+        }
+        if let Some(on) = enabled {
+            *to = on.then_some(q);
+        }
+    }
+}
+
+impl Store<[QueueSched; 8]> for Vec<(u8, QueueSched)> {
+    fn store(self, _: &mut Ctx, to: &mut [QueueSched; 8]) {
+        self.into_iter().for_each(|(q, s)| to[q as usize] = s);
     }
 }
 
@@ -336,91 +316,53 @@ fn conflicts(ctx: &mut Ctx, t: &Switch, set: &[&'static str]) {
     }
 }
 
-/// Apply one `[switch]`-shaped table onto `p` (recording in `o` which table set what).
-pub fn apply(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams, o: &mut Origins) {
-    let imported = apply_config_db(ctx, t, p);
-    conflicts(ctx, t, &imported);
-    match ctx.get(&t.buffer_size) {
-        Some(Bytes::ZERO) => ctx.err(&t.buffer_size.key, "the buffer size must be positive"),
-        Some(b) => p.buffer_size = b,
-        None => {}
-    }
-    ctx.set(&t.dscp_to_tc, |x| p.dscp_to_tc = x);
-    ctx.set(&t.tc_to_queue, |x| p.tc_to_queue = x);
-    ctx.set(&t.pfc_enable, |x| p.pfc_enable = x);
-    ctx.set(&t.buffer_mode, |x| p.buffer_mode = x);
-    apply_lossless(ctx, t, p, o);
-    apply_lossy(ctx, t, p);
-    apply_ecn(ctx, t, p, o);
-    ctx.set(&t.congestion_detection, |x| p.detection = x);
-    ctx.set(&t.scheduler, |x| {
-        x.into_iter().for_each(|(q, s)| p.scheduler[q as usize] = s)
-    });
-    ctx.set(&t.cable_length, |x| p.cable_length_m = x);
-    ctx.set(&t.pfc_quanta, |x| p.pfc_quanta = x as u16);
-    ctx.set(&t.pfc_response, |x| p.pfc_response = x);
-    ctx.set(&t.latency, |x| p.latency = x);
-    ctx.set(&t.drop_lossless_on_incomplete_arp, |x| {
-        p.drop_lossless_on_incomplete_arp = x
-    });
-    apply_watchdog(ctx, t, p);
-}
-
 /// Switch roles that generated topologies use.
 pub const ROLES: &[&str] = &["tor", "leaf", "spine", "edge", "agg", "core", "switch"];
 
-/// Cross-key rules of one resolved switch configuration. `max_frame` is the largest frame
-/// any NIC sends and its MTU.
-fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: (u64, u32)) {
-    let l = &p.lossless;
-    if p.buffer_mode == BufferMode::Static && l.xon > l.xoff {
-        let msg = format!(
-            "XON ({}) is above XOFF ({})",
-            l.xon.written(),
-            l.xoff.written()
-        );
-        ctx.err(o.key2("lossless.xon", "lossless.xoff"), msg);
+impl Layered for Switch {
+    type Params = SwitchParams;
+    type Env = (u64, u32);
+    const SECTION: &'static str = "switch";
+    fn named(&self) -> Vec<&V<Named<Switch>>> {
+        vec![&self.role, &self.name]
     }
-    let (frame, mtu) = max_frame;
-    if let crate::fabric::params::Headroom::Fixed(h) = l.headroom {
-        if h.0 < frame {
-            let msg = format!(
-                "headroom ({}) is smaller than one frame ({frame}B: MTU {mtu} + {} \
-                 bytes of headers); a float like 0.5 means a multiple of \"auto\"",
-                h.written(),
-                frame - u64::from(mtu)
-            );
-            ctx.err(o.key("lossless.headroom"), msg);
+    fn onto(&self, ctx: &mut Ctx, p: &mut SwitchParams) {
+        let imported = apply_config_db(ctx, self, p);
+        conflicts(ctx, self, &imported);
+        match ctx.get(&self.buffer_size) {
+            Some(Bytes::ZERO) => ctx.err(&self.buffer_size.key, "the buffer size must be positive"),
+            Some(b) => p.buffer_size = b,
+            None => {}
         }
+        self.apply(ctx, p);
     }
-    if let Some(e) = &p.ecn {
-        if e.kmin > e.kmax {
-            let msg = format!(
-                "kmin ({}) is above kmax ({})",
-                e.kmin.written(),
-                e.kmax.written()
-            );
+    /// `max_frame` is the largest frame any NIC sends and its MTU.
+    fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins, max_frame: &(u64, u32)) {
+        let l = &p.lossless;
+        if p.buffer_mode == BufferMode::Static && l.xon > l.xoff {
+            let (x, y) = (l.xon.written(), l.xoff.written());
+            let msg = format!("XON ({x}) is above XOFF ({y})");
+            ctx.err(o.key2("lossless.xon", "lossless.xoff"), msg);
+        }
+        let &(frame, mtu) = max_frame;
+        if let Headroom::Fixed(h) = l.headroom {
+            if h.0 < frame {
+                let msg = format!(
+                    "headroom ({}) is smaller than one frame ({frame}B: MTU {mtu} + {} \
+                     bytes of headers); a float like 0.5 means a multiple of \"auto\"",
+                    h.written(),
+                    frame - u64::from(mtu)
+                );
+                ctx.err(o.key("lossless.headroom"), msg);
+            }
+        }
+        super::isolation::validate(ctx, p, o);
+        if let Some(e) = p.ecn.filter(|e| e.kmin > e.kmax) {
+            let (x, y) = (e.kmin.written(), e.kmax.written());
+            let msg = format!("kmin ({x}) is above kmax ({y})");
             ctx.err(o.key2("ecn.kmin", "ecn.kmax"), msg);
         }
     }
-}
-
-/// One layer on top of `below`: the override table `v` at `key`, checked and validated.
-fn layer(
-    ctx: &mut Ctx,
-    below: &(SwitchParams, Origins),
-    key: &str,
-    v: &Value,
-    max_frame: (u64, u32),
-) -> Option<(SwitchParams, Origins)> {
-    let t = Switch::read(ctx, v, key)?;
-    for f in [&t.role, &t.name].into_iter().filter(|f| f.given()) {
-        ctx.unknown_key(&f.key);
-    }
-    let (mut p, mut o) = (below.0.clone(), below.1.with(key));
-    apply(ctx, &t, &mut p, &mut o);
-    validate(ctx, &p, &o, max_frame);
-    Some((p, o))
 }
 
 fn check_role(ctx: &mut Ctx, role: &str, key: &str, present: &[&str]) {
@@ -437,37 +379,17 @@ fn check_role(ctx: &mut Ctx, role: &str, key: &str, present: &[&str]) {
     ctx.err(key, msg);
 }
 
-fn check_name(ctx: &mut Ctx, topo: &Topology, name: &str, key: &str) {
-    if topo.switches.iter().any(|s| s.name == name) {
-        return;
-    }
-    let msg = if topo.hosts.iter().any(|h| h.name == name) {
-        format!("`{name}` is a host, not a switch (use [nic.host.{name}])")
-    } else {
-        let hint = super::suggest::hint(name, topo.switches.iter().map(|s| s.name.as_str()));
-        format!("unknown switch `{name}`{hint}")
-    };
-    ctx.err(key, msg);
-}
-
-/// The `[switch]` table applied onto the defaults (the NIC section defaults to some of it).
-pub fn base(ctx: &mut Ctx, t: &Switch) -> (SwitchParams, Origins) {
-    let mut base = (SwitchParams::default(), Origins::new("switch"));
-    apply(ctx, t, &mut base.0, &mut base.1);
-    base
-}
-
 /// Resolve one [`SwitchParams`] per switch of `topo` (`base`, then role tables, then name
 /// tables) and check every layer. Without a topology the override tables are still checked.
 pub fn resolve(
     ctx: &mut Ctx,
     t: &Switch,
-    base: &(SwitchParams, Origins),
+    base: &Resolved<Switch>,
     topo: Option<&Topology>,
     max_frame: (u64, u32),
 ) -> Option<Vec<SwitchParams>> {
     let before = ctx.count();
-    validate(ctx, &base.0, &base.1, max_frame);
+    Switch::validate(ctx, &base.0, &base.1, &max_frame);
     let mut present: Vec<&str> = match topo {
         Some(t) => t.switches.iter().map(|s| s.role.as_str()).collect(),
         None => ROLES.to_vec(),
@@ -477,33 +399,30 @@ pub fn resolve(
     let mut by_role = HashMap::new();
     for (role, key, v) in ctx.get(&t.role).unwrap_or_default() {
         check_role(ctx, &role, &key, &present);
-        if let Some(l) = layer(ctx, base, &key, &v, max_frame) {
-            by_role.insert(role, l);
-        }
+        by_role.extend(layer::<Switch>(ctx, base, &key, &v, &max_frame).map(|l| (role, l)));
     }
     let names = ctx.get(&t.name).unwrap_or_default();
     let Some(topo) = topo else {
         for (_, key, v) in &names {
-            layer(ctx, base, key, v, max_frame);
+            layer::<Switch>(ctx, base, key, v, &max_frame);
         }
         return None;
     };
-    let names: std::collections::BTreeMap<String, (String, Value)> =
+    let names: BTreeMap<String, (String, Value)> =
         names.into_iter().map(|(n, k, v)| (n, (k, v))).collect();
     for (name, (key, _)) in &names {
-        check_name(ctx, topo, name, key);
+        check_node(ctx, topo, name, key, true);
     }
     let mut out = Vec::with_capacity(topo.switches.len());
     for sw in &topo.switches {
         let role = by_role.get(&sw.role).unwrap_or(base);
         match names.get(&sw.name) {
-            Some((key, v)) => out.extend(layer(ctx, role, key, v, max_frame).map(|l| l.0)),
+            Some((key, v)) => {
+                out.extend(layer::<Switch>(ctx, role, key, v, &max_frame).map(|l| l.0))
+            }
             None => out.push(role.0.clone()),
         }
     }
+    out.iter_mut().for_each(super::isolation::lossless_cfqs);
     (ctx.count() == before).then_some(out)
-}
-
-impl Layered for Switch {
-    const SCHEMA: &'static str = "#/properties/switch";
 }

@@ -15,7 +15,7 @@ use crate::traffic::cdf::{Cdf, Sampling};
 use crate::traffic::generators::{self, PingLevel};
 use crate::traffic::workload::{self as wl, Workload};
 use crate::traffic::FlowSpec;
-use crate::units::Time;
+use crate::units::{Bytes, Time};
 
 choice!(/// The workload kind.
     KindV ["trace", "poisson", "incast", "permutation", "all_to_all", "tor_to_tor", "storage_read",
@@ -60,6 +60,11 @@ table! {
         seed: Seed,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -87,6 +92,11 @@ table! {
         until: TimeV,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -106,6 +116,11 @@ table! {
         seed: Seed,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -129,6 +144,11 @@ table! {
         seed: Seed,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -152,6 +172,11 @@ table! {
         at: TimeV,
         /// DSCP of the generated flows. Default: `nic.dscp` of the sender.
         dscp: Dscp,
+        /// DSCP of the flows smaller than `small_flow_size` (small-flow prioritisation: map
+        /// it to a higher lossless class). Default: none (they use `dscp`).
+        small_flow_dscp: Dscp,
+        /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
+        small_flow_size: Size,
     }
 }
 
@@ -306,7 +331,6 @@ fn poisson(ctx: &mut Ctx, env: &Env<'_>, t: &Poisson) -> Option<Workload> {
     };
     let hpcc = ctx.or(&t.generator, false);
     let seed = ctx.or(&t.seed, env.seed as i64);
-    ctx.get(&t.dscp);
     let hosts = select(ctx, env, &t.hosts, Some("all"));
     let (cdf, load, until, hpcc, seed, hosts) = (cdf?, load?, until?, hpcc?, seed? as u64, hosts?);
     Some(Workload::Poisson {
@@ -331,7 +355,6 @@ fn incast(ctx: &mut Ctx, env: &Env<'_>, t: &Incast) -> Option<Workload> {
         *r > Time::ZERO
     });
     let (count, until) = (ctx.get(&t.count), ctx.get(&t.until));
-    ctx.get(&t.dscp);
     let ok = [
         t.repeat.given() == repeat.is_some(),
         t.count.given() == count.is_some(),
@@ -359,7 +382,6 @@ fn pairs(ctx: &mut Ctx, env: &Env<'_>, t: &Pairs, kind: &str) -> Option<Workload
     let hosts = select(ctx, env, &t.hosts, Some("all"));
     let (size, at) = (ctx.or(&t.size, None), ctx.or(&t.at, Time::ZERO));
     let seed = ctx.or(&t.seed, env.seed as i64);
-    ctx.get(&t.dscp);
     let seed = (kind == "permutation").then_some(seed? as u64);
     Some(Workload::Pairs {
         hosts: hosts?,
@@ -375,7 +397,6 @@ fn tor_to_tor(ctx: &mut Ctx, t: &TorToTor, env: &Env<'_>) -> Option<Workload> {
     let connections = ctx.or(&t.connections, 8);
     let (size, at) = (ctx.or(&t.size, None), ctx.or(&t.at, Time::ZERO));
     let seed = ctx.or(&t.seed, env.seed as i64);
-    ctx.get(&t.dscp);
     if t.servers_per_tor.given() && servers.is_none() {
         return None;
     }
@@ -405,7 +426,6 @@ fn storage_read(ctx: &mut Ctx, env: &Env<'_>, t: &StorageRead) -> Option<Workloa
     let queue_depth = ctx.or(&t.queue_depth, 1).map(|x| x as u32);
     let count = ctx.req(&t.count, "a positive integer").map(|x| x as u32);
     let at = ctx.or(&t.at, Time::ZERO);
-    ctx.get(&t.dscp);
     let (client, targets, io_size, queue_depth, count) =
         (client?, targets?, io_size?, queue_depth?, count?);
     Some(Workload::StorageRead {
@@ -480,6 +500,16 @@ fn trace(ctx: &mut Ctx, env: &Env<'_>, t: &Trace) -> Option<Vec<FlowSpec>> {
     }
 }
 
+/// Give DSCP `dscp` to every flow smaller than `limit` (small-flow prioritisation, which
+/// Congdon et al. 2017 use in both arms of their comparison).
+fn small_flows_dscp(flows: &mut [FlowSpec], limit: Bytes, dscp: u8) {
+    for f in flows.iter_mut() {
+        if f.size.is_some_and(|s| s < limit.0) {
+            f.dscp = dscp;
+        }
+    }
+}
+
 /// The flows of the workload table `t` at `p` (index `index`); `None` after errors.
 pub fn flows(
     ctx: &mut Ctx,
@@ -511,13 +541,60 @@ pub fn flows(
         dscp: &dscp,
         duration: env.duration,
     };
+    let small_dscp = V::<Dscp>::of(t.get("small_flow_dscp"), p, "small_flow_dscp");
+    let small_size = V::<Size>::of(t.get("small_flow_size"), p, "small_flow_size");
+    let small = ctx.get(&small_dscp);
+    let limit = ctx.or(&small_size, Bytes(100_000))?;
     match wl::expand(&w?, &e) {
-        Ok(f) => Some(f),
+        Ok(mut f) => {
+            if let Some(d) = small {
+                small_flows_dscp(&mut f, limit, d);
+            }
+            Some(f)
+        }
         Err((key, msg)) => {
             if !msg.is_empty() {
                 ctx.err(at(p, key), msg);
             }
             None
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::config::load_str;
+
+    #[test]
+    fn small_flows_take_the_small_flow_dscp() {
+        let text = r#"
+[sim]
+duration = "10ms"
+[topology]
+kind = "star"
+hosts = 8
+link = { rate = "100Gbps", delay = "1us" }
+[[workload]]
+kind = "poisson"
+cdf = "datamining"
+load = 0.5
+dscp = 26
+small_flow_dscp = 30
+small_flow_size = "50KB"
+"#;
+        let sc = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+        assert!(sc.flows.len() > 20);
+        let (mut small, mut large) = (0, 0);
+        for f in &sc.flows {
+            let size = f.size.unwrap();
+            let want = if size < 50_000 { 30 } else { 26 };
+            assert_eq!(f.dscp, want, "{size} B");
+            if size < 50_000 {
+                small += 1;
+            } else {
+                large += 1;
+            }
+        }
+        assert!(small > 0 && large > 0, "{small} small, {large} large");
     }
 }

@@ -48,6 +48,8 @@ pub enum Event {
     StartChained(u32),
     /// A host NIC's pause-storm watchdog checks its stalled RX pipeline.
     NicWatchdog(u32),
+    /// A switch re-sends the CIPs of this port not yet confirmed (congestion isolation).
+    CipRetry(u32),
     /// A switch's PFC watchdog polls its queues.
     WatchdogPoll(u32),
     /// The deadlock detector looks for cycles in the wait-for graph.

@@ -80,11 +80,12 @@ impl Mmu {
         let ports = headroom.len();
         let lossless_pgs = p.pfc_enable.count_ones() as u64;
         let lossy_pgs = 8 - lossless_pgs;
+        // Saturating: absurd sizes must end in the error below, not an overflow.
         let set_aside: u64 = headroom
             .iter()
-            .map(|h| lossless_pgs * (h + p.lossless.reserved.0))
-            .sum::<u64>()
-            + ports as u64 * lossy_pgs * p.lossy.reserved.0;
+            .map(|h| lossless_pgs.saturating_mul(h.saturating_add(p.lossless.reserved.0)))
+            .fold(0u64, u64::saturating_add)
+            .saturating_add((ports as u64 * lossy_pgs).saturating_mul(p.lossy.reserved.0));
         let buffer = p.buffer_size.0;
         if set_aside >= buffer {
             return Err(format!(
@@ -366,6 +367,14 @@ mod tests {
         p.lossless.dynamic_th = -3; // α = 1/8
         let m = Mmu::new(&p, vec![0; 4]).unwrap();
         assert_eq!(m.lossless_threshold(), 1_000_000 / 8);
+    }
+
+    #[test]
+    fn absurd_headroom_is_an_error_not_an_overflow() {
+        // u64::MAX per PG over 64 ports would overflow a plain sum.
+        let mut p = static_params();
+        p.lossy.reserved = Bytes(u64::MAX);
+        assert!(Mmu::new(&p, vec![u64::MAX; 64]).is_err());
     }
 
     #[test]

@@ -5,6 +5,8 @@ pub mod ecn;
 pub mod forwarding;
 pub mod headroom;
 pub mod int;
+pub mod isolation;
+pub mod isolation_params;
 pub mod link;
 pub mod mmu;
 pub mod params;

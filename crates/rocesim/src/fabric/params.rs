@@ -183,6 +183,8 @@ pub struct SwitchParams {
     pub latency: Time,
     /// How ECMP hashes differ between switches (`topology.ecmp_hash`).
     pub ecmp_hash: EcmpHash,
+    /// Congestion isolation (IEEE 802.1Qcz), if enabled.
+    pub isolation: Option<super::isolation_params::IsolationParams>,
 }
 
 /// ECMP hashing across switches.
@@ -237,6 +239,7 @@ impl Default for SwitchParams {
             drop_lossless_on_incomplete_arp: false,
             ecmp_hash: EcmpHash::Salted,
             latency: Time::ZERO,
+            isolation: None,
         }
     }
 }

@@ -10,6 +10,7 @@
 
 use super::ecn::EcnMarker;
 use super::forwarding::ForwardingFaults;
+use super::isolation::Placement;
 use super::mmu::{Admit, Mmu};
 use super::pfc::XoffState;
 use super::port::{Port, QEntry};
@@ -48,6 +49,8 @@ pub struct Switch {
     pub watchdog: Option<PfcWatchdog>,
     /// Fixed forwarding latency between a frame's arrival and its forwarding decision.
     pub latency: crate::units::Time,
+    /// Congestion isolation (IEEE 802.1Qcz), if enabled.
+    pub isolation: Option<Box<super::isolation::Isolation>>,
 }
 
 impl Switch {
@@ -81,6 +84,10 @@ impl Switch {
     /// Forward a frame that arrived on `in_local`: TTL, route (ECMP), enqueue.
     fn forward(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
         let pkt = ctx.packets.get_mut(pkt_id);
+        if pkt.kind == crate::packet::PacketKind::Cip {
+            self.on_cip(in_local, pkt_id, ctx);
+            return;
+        }
         if pkt.ttl <= 1 {
             ctx.monitor.totals.drops_ttl += 1;
             ctx.drop_packet(pkt_id);
@@ -125,9 +132,17 @@ impl Switch {
         replica: bool,
         ctx: &mut Ctx,
     ) {
+        let tc = self.tc_of(ctx.packets.get(pkt_id).dscp);
+        let place = match self.isolation {
+            None => Placement {
+                pg: tc,
+                queue: self.tc_to_queue[tc.idx()],
+                wire: tc,
+            },
+            Some(_) => self.iso_place(in_local, out, pkt_id, tc, ctx),
+        };
+        let (pg, q) = (place.pg, place.queue);
         let pkt = ctx.packets.get_mut(pkt_id);
-        let tc = self.tc_of(pkt.dscp);
-        let q = self.tc_to_queue[tc.idx()];
         let lossless = self.pfc_enable & tc.bit() != 0;
         let size = pkt.buf_bytes();
         let (inl, outl) = (in_local as usize, out as usize);
@@ -141,10 +156,10 @@ impl Switch {
             return;
         }
         let verdict = if replica {
-            self.mmu.admit_replica(inl, tc, outl, q, size, lossless);
+            self.mmu.admit_replica(inl, pg, outl, q, size, lossless);
             Admit::Shared
         } else {
-            self.mmu.admit(inl, tc, outl, q, size, lossless)
+            self.mmu.admit(inl, pg, outl, q, size, lossless)
         };
         if let Admit::DropLossless | Admit::DropLossy = verdict {
             let t = &mut ctx.monitor.totals;
@@ -153,29 +168,33 @@ impl Switch {
             } else {
                 t.drops_lossy += 1;
             }
-            ctx.monitor.port_prio[self.ports[inl].id.idx()][tc].drops += 1;
+            ctx.monitor.port_prio[self.ports[inl].id.idx()][pg].drops += 1;
             ctx.drop_packet(pkt_id);
             return;
         }
-        pkt.tc = tc.0;
+        pkt.tc = place.wire.0;
+        let was_ce = pkt.ecn == crate::packet::ecn::CE;
         let entry = QEntry {
             pkt: pkt_id,
             in_local,
             bytes: size as u16,
-            tc,
+            tc: pg,
             lossless,
             int: pkt.flags & flags::INT != 0,
             replica,
         };
-        if lossless && !self.xoff[inl].held(tc) && self.mmu.over_xoff(inl, tc) {
+        if lossless && !self.xoff[inl].held(pg) && self.mmu.over_xoff(inl, pg) {
             let quanta = self.pfc_quanta;
-            self.ports[inl].send_xoff(&mut self.xoff[inl], tc, quanta, ctx);
+            self.ports[inl].send_xoff(&mut self.xoff[inl], pg, quanta, ctx);
         }
         self.ports[outl].enqueue(q, entry);
         if let Some(e) = self.marker.marks(q) {
             let depth = self.mmu.queue_bytes(outl, q);
             let id = self.ports[outl].id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
+        }
+        if self.isolation.is_some() {
+            self.iso_enqueued(&entry, out, place, was_ce, ctx);
         }
         self.try_send(out, ctx);
     }
@@ -185,8 +204,11 @@ impl Switch {
         if !self.ports[l as usize].ready_for_data(ctx) {
             return;
         }
-        if let Some(e) = self.dequeue(l, ctx) {
-            self.ports[l as usize].start_tx(e.pkt, e.wire(), e.tc, false, ctx);
+        if self.isolation.is_some() && self.iso_send_pending(l, ctx) {
+            return;
+        }
+        if let Some((e, prio)) = self.dequeue(l, ctx) {
+            self.ports[l as usize].start_tx(e.pkt, e.wire(), prio, false, ctx);
         }
     }
 
@@ -197,11 +219,19 @@ impl Switch {
     }
 
     /// Pick the next packet of port `l` and release its buffer.
-    fn dequeue(&mut self, l: u16, ctx: &mut Ctx) -> Option<QEntry> {
+    fn dequeue(&mut self, l: u16, ctx: &mut Ctx) -> Option<(QEntry, Priority)> {
         let port = &mut self.ports[l as usize];
-        let eligible = port.eligible();
+        let mut eligible = port.eligible();
         if eligible == 0 {
             return None;
+        }
+        if let Some(iso) = &self.isolation {
+            let queues = &port.queues;
+            let head = |q: u8| queues[q as usize].front().map(|e| e.pkt);
+            eligible = iso.filter(l as usize, eligible, head, &ctx.packets);
+            if eligible == 0 {
+                return None;
+            }
         }
         let queues = &port.queues;
         let q = port.sched.pick(port.strict, eligible, |q| {
@@ -211,14 +241,23 @@ impl Switch {
         let e = port.dequeue(q)?;
         let out = l as usize;
         self.release(&e, out, q, ctx);
+        let prio = match &self.isolation {
+            None => e.tc,
+            Some(iso) => iso.wire_prio(q, e.tc),
+        };
         if let Some(ecn) = self.marker.marks(q) {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let mmu = &self.mmu;
             let pg_bytes = || mmu.pg_bytes(e.in_local as usize, e.tc);
             let (id, pause) = (port.id, &port.pause);
+            let iso = self.isolation.is_some();
+            let was_ce = iso && ctx.packets.get(e.pkt).ecn == crate::packet::ecn::CE;
             self.marker
                 .on_dequeue(id, q, &ecn, &e, depth, pause, pg_bytes, ctx);
+            if iso && !was_ce {
+                self.iso_marked_on_dequeue(&e, l, q, prio, ctx);
+            }
         }
         if e.int {
             let depth = self.mmu.queue_bytes(out, q);
@@ -231,7 +270,7 @@ impl Switch {
             ctx.ints
                 .stamp(h, hop, now, depth, sent + e.wire() as u64, rate);
         }
-        Some(e)
+        Some((e, prio))
     }
 
     /// Release the buffer entry `e` held in queue `q` of port `out`, and resume its ingress
@@ -240,6 +279,9 @@ impl Switch {
     pub(crate) fn release(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) {
         let inl = e.in_local as usize;
         self.mmu.release(inl, e.tc, out, q, e.bytes as u64);
+        if self.isolation.is_some() {
+            self.iso_left(e, out, q, ctx);
+        }
         if e.lossless && self.xoff[inl].held(e.tc) && self.mmu.under_xon(inl, e.tc) {
             self.ports[inl].send_xon(&mut self.xoff[inl], e.tc, ctx);
         }

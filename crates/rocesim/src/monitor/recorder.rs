@@ -131,6 +131,10 @@ pub struct Monitor {
     pub paused_count: u32,
     /// Flows that completed during the current event (the world starts their dependents).
     pub completed: Vec<FlowId>,
+    /// Congestion isolation counters.
+    pub iso: super::IsoCounters,
+    /// Congestion isolation events (capped like the pause log).
+    pub iso_events: Vec<super::IsoLogEntry>,
 }
 
 impl Monitor {
@@ -165,6 +169,8 @@ impl Monitor {
             pause_intervals: Vec::new(),
             paused_count: 0,
             completed: Vec::new(),
+            iso: Default::default(),
+            iso_events: Vec::new(),
         }
     }
 
@@ -223,6 +229,13 @@ impl Monitor {
             });
         } else {
             self.totals.pfc_log_truncated += 1;
+        }
+    }
+
+    /// Log an isolation event (kept up to `output.max_pfc_log` rows).
+    pub fn iso_log(&mut self, e: super::IsoLogEntry) {
+        if self.iso_events.len() < self.max_pfc_log {
+            self.iso_events.push(e);
         }
     }
 

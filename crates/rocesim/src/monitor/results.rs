@@ -251,4 +251,7 @@ pub struct RunResults {
     pub cnp_tx: u64,
     /// Warnings for the user.
     pub warnings: Vec<String>,
+    /// Congestion isolation, when some switch isolates.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub isolation: Option<super::IsolationResults>,
 }

@@ -72,6 +72,8 @@ pub struct RecvQp {
     pub nak_outstanding: bool,
     /// In-order packets since the last ACK.
     pub since_ack: u32,
+    /// One past the highest PSN received in a first transmission (out-of-order detection).
+    pub first_tx_end: u32,
 }
 
 /// The requester (sender) side of a flow's QP as its NIC keeps it while the flow lives.

@@ -34,6 +34,13 @@ impl Nic {
             }
             return;
         };
+        if pkt.flags & flags::FIRST_TX != 0 {
+            if pkt.psn < r.rq.first_tx_end {
+                ctx.monitor.iso.out_of_order += 1;
+            } else {
+                r.rq.first_tx_end = pkt.psn + 1;
+            }
+        }
         let c = &mut ctx.monitor.flows[f as usize].c;
         let ce = pkt.ecn == ecn::CE;
         if ce {

@@ -174,6 +174,8 @@ impl Nic {
             PacketKind::Ack => self.on_ack(&pkt, ctx),
             PacketKind::Nak => self.on_nak(pkt.flow, pkt.psn, ctx),
             PacketKind::Cnp => self.on_cnp(pkt.flow, ctx),
+            // Switches send CIPs only to switches; a host ignores one.
+            PacketKind::Cip => {}
         }
     }
 }

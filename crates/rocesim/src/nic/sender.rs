@@ -53,10 +53,11 @@ impl Nic {
         let payload = sq.payload_of(psn);
         let wire = r.overhead.data(payload, psn == 0) + r.int_bytes;
         let c = &mut ctx.monitor.flows[f as usize].c;
-        if psn < sq.max_sent {
-            c.retx_packets = c.retx_packets.saturating_add(1);
-        } else {
+        let first = psn >= sq.max_sent;
+        if first {
             sq.max_sent = psn + 1;
+        } else {
+            c.retx_packets = c.retx_packets.saturating_add(1);
         }
         c.tx_bytes += payload as u64;
         sq.cc.on_send(now, wire);
@@ -81,7 +82,7 @@ impl Nic {
             wire: wire as u16,
             hash: r.hash,
             tc: sq.tc,
-            flags: 0,
+            flags: if first { flags::FIRST_TX } else { 0 },
             int_hops: 0,
             aux: stamp(now),
         };
@@ -90,7 +91,7 @@ impl Nic {
             ctx.schedule(now + r.rto, Event::QpTimer(f));
         }
         if r.wants_int {
-            pkt.flags = flags::INT;
+            pkt.flags |= flags::INT;
             pkt.aux = ctx.ints.alloc();
         }
         if r.has_cc {

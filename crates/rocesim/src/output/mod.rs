@@ -4,8 +4,13 @@
 //! documented in `docs/results.md`. All writers are deterministic: identical [`RunResults`] give
 //! byte-identical files.
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
+#[cfg(all(test, feature = "arrow"))]
+mod arrow_tests;
 mod failures;
 mod fmt;
+mod isolation;
 mod json;
 mod metrics;
 mod report;
@@ -25,6 +30,7 @@ use std::path::{Path, PathBuf};
 use crate::monitor::RunResults;
 
 pub use fmt::{fixed, round_sig};
+pub use isolation::{write_isolation, ISOLATION_HEADER};
 pub use metrics::{
     headline, link_rows, slowdown_by_size, BucketSlowdown, Headline, LinkRow, SizeBucket,
     SIZE_BUCKETS,
@@ -61,7 +67,7 @@ pub const RESULT_FILES: [&str; 13] = [
 /// [`RESULT_FILES`], so `--out .` is safe), so that no stale file sits beside new ones.
 pub fn prepare_dir(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir.join("timeseries"))?;
-    for name in RESULT_FILES {
+    for name in RESULT_FILES.iter().chain(&["isolation.csv"]) {
         match fs::remove_file(dir.join(name)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -91,11 +97,18 @@ pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<V
         w.flush()?;
         written.push(path);
     }
+    if let Some(iso) = &results.isolation {
+        let path = dir.join("isolation.csv");
+        let mut w = BufWriter::new(fs::File::create(&path)?);
+        isolation::write_isolation(iso, &mut w)?;
+        w.flush()?;
+        written.push(path);
+    }
     Ok(written)
 }
 
-/// Write result file `name` of `results` to `w`.
-fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result<()> {
+/// Write result file `name` of `results` to `w` (`name` as in [`RESULT_FILES`]).
+pub fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result<()> {
     match name {
         "summary.json" => w.write_all(summary_json(results).as_bytes()),
         "flows.csv" => write_flows(results, w),

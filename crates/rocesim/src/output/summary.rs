@@ -82,6 +82,9 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
         fields.push(("pingmesh", pingmesh_json(results)));
     }
     fields.extend(failure_fields(results));
+    if let Some(iso) = &results.isolation {
+        fields.push(("isolation", super::isolation::isolation_json(iso)));
+    }
     Json::obj(fields)
 }
 

@@ -151,22 +151,33 @@ pub fn write_flows<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
 /// Writes ports.csv.
 pub fn write_ports<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
     let mut out = writer(w);
-    out.write_record(PORTS_HEADER)?;
+    let iso = results.isolation.is_some();
+    if iso {
+        out.write_record(PORTS_HEADER.iter().chain(&["cfq"]))?;
+    } else {
+        out.write_record(PORTS_HEADER)?;
+    }
     for p in &results.ports {
-        out.write_record([
-            p.node.clone(),
-            p.port.to_string(),
-            p.peer.clone(),
-            p.prio.to_string(),
-            p.tx_packets.to_string(),
-            p.tx_bytes.to_string(),
-            p.rx_packets.to_string(),
-            p.rx_bytes.to_string(),
-            p.drops.to_string(),
-            p.pause_tx.to_string(),
-            p.pause_rx.to_string(),
-            p.paused_ns.to_string(),
-        ])?;
+        let cfq = super::isolation::is_cfq(results, &p.node, p.prio);
+        let extra = iso.then(|| u8::from(cfq).to_string());
+        out.write_record(
+            [
+                p.node.clone(),
+                p.port.to_string(),
+                p.peer.clone(),
+                p.prio.to_string(),
+                p.tx_packets.to_string(),
+                p.tx_bytes.to_string(),
+                p.rx_packets.to_string(),
+                p.rx_bytes.to_string(),
+                p.drops.to_string(),
+                p.pause_tx.to_string(),
+                p.pause_rx.to_string(),
+                p.paused_ns.to_string(),
+            ]
+            .into_iter()
+            .chain(extra),
+        )?;
     }
     out.flush()
 }

@@ -169,6 +169,7 @@ fn sample() -> RunResults {
         ecn_marked: 40,
         cnp_tx: 6,
         warnings: vec!["headroom below one RTT".into()],
+        isolation: None,
     }
 }
 

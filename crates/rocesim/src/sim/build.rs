@@ -12,6 +12,7 @@ use crate::fabric::ecn::EcnMarker;
 use crate::fabric::forwarding::ForwardingFaults;
 use crate::fabric::headroom::{auto_headroom, resolve, response_delay};
 use crate::fabric::int::IntPool;
+use crate::fabric::isolation::Isolation;
 use crate::fabric::mmu::Mmu;
 use crate::fabric::params::{EcmpHash, QueueSched};
 use crate::fabric::port::Port;
@@ -250,7 +251,6 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         tc_to_queue: p.tc_to_queue.map(QueueId),
         dscp_to_tc: p.dscp_to_tc,
         xoff: vec![Default::default(); n],
-        ports,
         mmu,
         marker: EcnMarker {
             queues: p.ecn.map_or(0, |e| e.queues),
@@ -267,6 +267,11 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
             params,
             queues: vec![PerPrio::default(); n],
         }),
+        isolation: p.isolation.map(|iso| {
+            let peers = ports.iter().map(|port| !port.faces_host).collect();
+            Box::new(Isolation::new(iso, p.tc_to_queue, peers))
+        }),
+        ports,
     }
 }
 

@@ -11,11 +11,14 @@ mod build;
 mod chains;
 mod describe;
 mod faults;
+mod isolation;
 mod paths;
 mod results;
 mod retire;
 mod traffic;
 
+#[cfg(test)]
+mod invariant_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
@@ -172,6 +175,11 @@ impl Sim {
                 nics[src as usize].on_cc_timer(f, ctx)
             }
             Event::NicWatchdog(h) => nics[h as usize].on_storm_check(ctx),
+            Event::CipRetry(p) => {
+                if let (NodeRef::Switch(s), l) = loc[p as usize] {
+                    sw[s as usize].on_cip_retry(l, ctx);
+                }
+            }
             Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
             Event::FlowStart => self.on_flow_start(),
             Event::StartChained(f) => self.activate_flow(f),

@@ -56,6 +56,7 @@ impl Sim {
             ecn_marked: t.ecn_marked,
             cnp_tx: t.cnp_tx,
             warnings: self.warnings(),
+            isolation: self.isolation_results(),
         }
     }
 
@@ -325,7 +326,7 @@ impl Sim {
     }
 
     /// Node name and local index of port `p`.
-    fn port_name(&self, p: PortId) -> (String, u32) {
+    pub(super) fn port_name(&self, p: PortId) -> (String, u32) {
         let (node, local) = self.port_owner(p);
         (self.node_name(node).to_string(), local as u32)
     }

@@ -22,6 +22,7 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
             deadlock_detection: Time::from_ms(10),
             stop_on_deadlock: false,
             wall_limit: None,
+            max_memory: crate::config::memory::default_max_memory(),
         },
         switches: vec![SwitchParams::default(); topo.switches.len()],
         nics: vec![NicParams::default(); topo.hosts.len()],

@@ -36,6 +36,18 @@ impl Status {
             Status::Failed(m) => format!("error: {m}"),
         }
     }
+
+    /// The status of a `status` cell ([`Status::text`] read back); `None` for other text.
+    pub fn from_text(text: &str) -> Option<Status> {
+        match text {
+            "ok" => Some(Status::Ok),
+            "incomplete" => Some(Status::Incomplete),
+            "not run" => Some(Status::NotRun),
+            t => t
+                .strip_prefix("error: ")
+                .map(|m| Status::Failed(m.to_string())),
+        }
+    }
 }
 
 /// One row of the sweep table: the outcome of one run.
@@ -107,7 +119,7 @@ impl Runner {
                 .enumerate()
                 .map(|(i, sc)| {
                     let run_dir = dir.join(Sweep::run_dir_name(i));
-                    let row = one(sc, &run_dir, resume, stop);
+                    let row = run_in_dir(sc, &run_dir, resume, stop);
                     on_done(i, &row);
                     row
                 })
@@ -116,8 +128,11 @@ impl Runner {
     }
 }
 
-/// The row of one run: resumed, not run (stopped), failed to load, or run.
-fn one(sc: Loaded, run_dir: &Path, resume: bool, stop: &AtomicBool) -> Row {
+/// The row of one run: resumed, not run (stopped), failed to load, or run into `run_dir`. This
+/// is what each worker of [`Runner::execute`] does for one run; a distributed runner (the
+/// Python package's Dask and Ray backends) calls it once per run on its workers and gathers
+/// the rows into the same [`super::Table`].
+pub fn run_in_dir(sc: Loaded, run_dir: &Path, resume: bool, stop: &AtomicBool) -> Row {
     if resume && sc.is_ok() {
         if let Some(m) = completed_run(run_dir) {
             return Row {

@@ -27,7 +27,7 @@ use std::path::PathBuf;
 use std::sync::atomic::AtomicBool;
 use std::time::Instant;
 
-pub use execute::{default_jobs, Row, Runner, Status};
+pub use execute::{default_jobs, run_in_dir, Row, Runner, Status};
 pub use load::{check_base, Loaded};
 pub use parse::{parse_file, parse_str};
 pub use resume::completed_run;

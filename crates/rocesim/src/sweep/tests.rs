@@ -184,3 +184,16 @@ fn run_gives_one_row_per_run_and_resume_skips_finished_runs() {
     );
     assert_eq!(again.rows[1], first.rows[1]);
 }
+
+#[test]
+fn status_text_reads_back() {
+    for s in [
+        Status::Ok,
+        Status::Incomplete,
+        Status::NotRun,
+        Status::Failed("nic.mtu: expected a non-negative integer, found -5".into()),
+    ] {
+        assert_eq!(Status::from_text(&s.text()), Some(s));
+    }
+    assert_eq!(Status::from_text("done"), None);
+}

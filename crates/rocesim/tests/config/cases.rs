@@ -1,7 +1,7 @@
 //! Per-key cases of the checker on the parking-lot scenario of `main.rs`: an error at
 //! the expected key with the expected words, and values that layers and profiles resolve to.
 
-use super::{load_pl, PARKING_LOT};
+use super::{assert_key, load_pl, PARKING_LOT};
 use rocesim::fabric::params::Headroom;
 use rocesim::units::{Bytes, Rate, Time};
 
@@ -96,6 +96,7 @@ workload[0].kind=permutation ; workload[0].hosts=A | workload[0].hosts | at leas
 workload[0].kind=all_to_all ; workload[0].seed=3 | workload[0].seed | unknown key
 workload[0].kind=storage_read ; workload[0].client=R ; workload[0].targets=R ; workload[0].count=1 | workload[0].targets | no target other than the client
 workload[0].kind=trace ; workload[0].file=missing.csv | workload[0].file | cannot read trace
+switch.lossless.headroom=9223372036854775807 | switch.lossless.headroom | above the largest size accepted
 workload[0].kind=pingmesh ; workload[0].interval=0us | workload[0].interval | above zero
 workload[0].kind=pingmesh ; workload[0].levels=["tor","rack"] | workload[0].levels[1] | unknown level `rack`
 workload[0].kind=pingmesh ; workload[0].levels=["dc"] | workload[0].levels | no two of the selected hosts
@@ -235,4 +236,47 @@ fn incast_rounds_and_workload_order() {
     assert!(s.flows[3..]
         .iter()
         .all(|f| f.dst == 4 && f.size == Some(64_000)));
+}
+
+#[test]
+fn memory_estimate_names_the_key_that_makes_a_run_too_large() {
+    let text = with_workload();
+    // One sample per picosecond over 60 ms of a flow's throughput cannot fit.
+    let e = load_pl(&text, &["output.throughput_interval=1ps"]).unwrap_err();
+    assert_key(&e, "output.throughput_interval");
+    assert!(e.to_string().contains("sim.max_memory"), "{e}");
+    // A limit below what even the parking lot needs, then the same limit raised.
+    let e = load_pl(&text, &["sim.max_memory=10KB"]).unwrap_err();
+    assert!(
+        e.iter()
+            .any(|x| x.message.contains("more than sim.max_memory")),
+        "{e}"
+    );
+    assert!(load_pl(&text, &["sim.max_memory=1GB"]).is_ok());
+}
+
+#[test]
+fn memory_estimate_admits_a_k32_fat_tree_with_a_million_flows() {
+    // k = 32: 8192 hosts. WebSearch at 30 % of 100G averages about 1.9e7 flows per second
+    // over all hosts, so 60 ms of arrivals is about 10^6 flows. Queue depths sampled every
+    // 10 us at its 40,960 switch ports would not fit (about 2.5e8 rows), so they are off, as
+    // in the benchmarks.
+    let text = r#"
+[sim]
+duration = "60ms"
+max_memory = "16GB"
+[output]
+queue_sample_interval = "off"
+[topology]
+kind = "fat_tree"
+k = 32
+host_link = { rate = "100Gbps", delay = "1us" }
+fabric_link = { rate = "100Gbps", delay = "1us" }
+[[workload]]
+kind = "poisson"
+cdf = "websearch"
+load = 0.3
+"#;
+    let s = load_pl(text, &[]).unwrap_or_else(|e| panic!("{e}"));
+    assert!(s.flows.len() > 1_000_000, "{} flows", s.flows.len());
 }

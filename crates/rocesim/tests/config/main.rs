@@ -110,7 +110,7 @@ pub fn errs(text: &str, overrides: &[&str]) -> ConfigErrors {
     }
 }
 
-fn assert_key(e: &ConfigErrors, key: &str) {
+pub fn assert_key(e: &ConfigErrors, key: &str) {
     assert!(e.has_key(key), "no error for `{key}` in:\n{e}");
 }
 

@@ -1,0 +1,329 @@
+//! The result tables as Apache Arrow record batches (feature `arrow`): the in-memory form that
+//! the Python bindings hand over without copying and that columnar writers (Parquet) consume.
+//!
+//! Each table has the columns of its CSV file, in the same order and with the same names (see
+//! `docs/results.md`); integers keep their width (`port` is `UInt32`, `prio` `UInt8`), floats
+//! are `Float64` at full precision (the CSV files round them to 6 decimals), an empty CSV cell is
+//! a null. Fields whose name ends in `_ns`, `_bytes` or `gbps` carry their unit in the field
+//! metadata under `unit`. The batches are built once per run, column by column, from
+//! [`RunResults`].
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use arrow_array::{
+    ArrayRef, Float64Array, RecordBatch, StringArray, UInt16Array, UInt32Array, UInt64Array,
+    UInt8Array,
+};
+use arrow_schema::{ArrowError, Field, Schema};
+
+use super::failures::DEADLOCKS_HEADER;
+use super::tables::{dir_str, PAUSE_INTERVALS_HEADER, PINGMESH_HEADER, PORT_QUEUES_HEADER};
+use super::{
+    link_rows, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER, PORTS_HEADER, QUEUES_HEADER, RATES_HEADER,
+    THROUGHPUT_HEADER,
+};
+use crate::monitor::RunResults;
+
+/// Every table, by name, with the result file it mirrors (relative to the result directory).
+pub const ARROW_TABLES: [(&str, &str); 11] = [
+    ("flows", "flows.csv"),
+    ("ports", "ports.csv"),
+    ("port_queues", "port_queues.csv"),
+    ("links", "links.csv"),
+    ("pfc", "pfc.csv"),
+    ("pause_intervals", "pause_intervals.csv"),
+    ("throughput", "timeseries/throughput.csv"),
+    ("queues", "timeseries/queues.csv"),
+    ("rates", "timeseries/rates.csv"),
+    ("deadlocks", "deadlocks.csv"),
+    ("pingmesh", "pingmesh.csv"),
+];
+
+/// The unit of a column, from its name: `ns`, `bytes` or `Gb/s`.
+fn unit(name: &str) -> Option<&'static str> {
+    if name.ends_with("_ns") {
+        Some("ns")
+    } else if name.ends_with("_bytes") {
+        Some("bytes")
+    } else if name.ends_with("gbps") {
+        Some("Gb/s")
+    } else {
+        None
+    }
+}
+
+/// Columns of one table under construction, in order; names are checked against the CSV header.
+struct Cols {
+    header: &'static [&'static str],
+    fields: Vec<Field>,
+    arrays: Vec<ArrayRef>,
+}
+
+impl Cols {
+    fn new(header: &'static [&'static str]) -> Cols {
+        Cols {
+            header,
+            fields: Vec::with_capacity(header.len()),
+            arrays: Vec::with_capacity(header.len()),
+        }
+    }
+
+    /// Appends the next column (named by the header) holding `array`.
+    fn push(mut self, array: ArrayRef) -> Cols {
+        let name = self
+            .header
+            .get(self.fields.len())
+            .copied()
+            .unwrap_or("extra");
+        let nullable = can_be_null(name);
+        let mut field = Field::new(name, array.data_type().clone(), nullable);
+        if let Some(u) = unit(name) {
+            field = field.with_metadata(HashMap::from([("unit".to_string(), u.to_string())]));
+        }
+        self.fields.push(field);
+        self.arrays.push(array);
+        self
+    }
+
+    fn u64(self, v: impl Iterator<Item = u64>) -> Cols {
+        self.push(Arc::new(UInt64Array::from_iter_values(v)))
+    }
+    fn opt_u64(self, v: impl Iterator<Item = Option<u64>>) -> Cols {
+        self.push(Arc::new(v.collect::<UInt64Array>()))
+    }
+    fn u32(self, v: impl Iterator<Item = u32>) -> Cols {
+        self.push(Arc::new(UInt32Array::from_iter_values(v)))
+    }
+    fn u16(self, v: impl Iterator<Item = u16>) -> Cols {
+        self.push(Arc::new(UInt16Array::from_iter_values(v)))
+    }
+    fn u8(self, v: impl Iterator<Item = u8>) -> Cols {
+        self.push(Arc::new(UInt8Array::from_iter_values(v)))
+    }
+    fn f64(self, v: impl Iterator<Item = f64>) -> Cols {
+        self.push(Arc::new(Float64Array::from_iter_values(v)))
+    }
+    fn opt_f64(self, v: impl Iterator<Item = Option<f64>>) -> Cols {
+        self.push(Arc::new(v.collect::<Float64Array>()))
+    }
+    fn str<'a>(self, v: impl Iterator<Item = &'a str>) -> Cols {
+        self.push(Arc::new(v.map(Some).collect::<StringArray>()))
+    }
+    fn opt_str<'a>(self, v: impl Iterator<Item = Option<&'a str>>) -> Cols {
+        self.push(Arc::new(v.collect::<StringArray>()))
+    }
+
+    /// The record batch; fails when a column is missing or its length differs.
+    fn batch(self) -> Result<RecordBatch, ArrowError> {
+        if self.fields.len() != self.header.len() {
+            return Err(ArrowError::SchemaError(format!(
+                "{} columns built for a header of {}",
+                self.fields.len(),
+                self.header.len()
+            )));
+        }
+        RecordBatch::try_new(Arc::new(Schema::new(self.fields)), self.arrays)
+    }
+}
+
+/// True for the columns whose CSV cell may be empty: nullable in every run's schema, so that
+/// the schema does not depend on what one run holds.
+fn can_be_null(name: &str) -> bool {
+    matches!(
+        name,
+        "size_bytes"
+            | "end_ns"
+            | "acked_ns"
+            | "delivered_ns"
+            | "fct_ns"
+            | "ideal_fct_ns"
+            | "slowdown"
+            | "tx_gbps"
+            | "utilisation"
+            | "rate_gbps"
+            | "rtt_ns"
+            | "error"
+    )
+}
+
+/// Every table of `results`, in [`ARROW_TABLES`] order, as `(name, batch)`.
+pub fn arrow_tables(results: &RunResults) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
+    Ok(vec![
+        ("flows", flows(results)?),
+        ("ports", ports(results)?),
+        ("port_queues", port_queues(results)?),
+        ("links", links(results)?),
+        ("pfc", pfc(results)?),
+        ("pause_intervals", pause_intervals(results)?),
+        ("throughput", throughput(results)?),
+        ("queues", queues(results)?),
+        ("rates", rates(results)?),
+        ("deadlocks", deadlocks(results)?),
+        ("pingmesh", pingmesh(results)?),
+    ])
+}
+
+/// flows.csv as a batch.
+pub fn flows(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let f = &r.flows;
+    Cols::new(&FLOWS_HEADER)
+        .u32(f.iter().map(|f| f.flow_id))
+        .str(f.iter().map(|f| f.name.as_str()))
+        .str(f.iter().map(|f| f.src.as_str()))
+        .str(f.iter().map(|f| f.dst.as_str()))
+        .opt_u64(f.iter().map(|f| f.size_bytes))
+        .u64(f.iter().map(|f| f.start_ns))
+        .opt_u64(f.iter().map(|f| f.end_ns))
+        .opt_u64(f.iter().map(|f| f.acked_ns))
+        .opt_u64(f.iter().map(|f| f.delivered_ns))
+        .opt_u64(f.iter().map(|f| f.fct_ns))
+        .opt_u64(f.iter().map(|f| f.ideal_fct_ns))
+        .opt_f64(f.iter().map(|f| f.slowdown))
+        .u64(f.iter().map(|f| f.bytes_delivered))
+        .f64(f.iter().map(|f| f.goodput_gbps))
+        .f64(f.iter().map(|f| f.goodput_active_gbps))
+        .u64(f.iter().map(|f| f.retx_packets))
+        .u64(f.iter().map(|f| f.cnp_rx))
+        .u64(f.iter().map(|f| f.ecn_marked))
+        .u64(f.iter().map(|f| f.tx_bytes))
+        .u64(f.iter().map(|f| f.discarded_bytes))
+        .u64(f.iter().map(|f| f.dropped_bytes))
+        .u64(f.iter().map(|f| f.inflight_bytes))
+        .batch()
+}
+
+/// ports.csv as a batch.
+pub fn ports(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let p = &r.ports;
+    Cols::new(&PORTS_HEADER)
+        .str(p.iter().map(|p| p.node.as_str()))
+        .u32(p.iter().map(|p| p.port))
+        .str(p.iter().map(|p| p.peer.as_str()))
+        .u8(p.iter().map(|p| p.prio))
+        .u64(p.iter().map(|p| p.tx_packets))
+        .u64(p.iter().map(|p| p.tx_bytes))
+        .u64(p.iter().map(|p| p.rx_packets))
+        .u64(p.iter().map(|p| p.rx_bytes))
+        .u64(p.iter().map(|p| p.drops))
+        .u64(p.iter().map(|p| p.pause_tx))
+        .u64(p.iter().map(|p| p.pause_rx))
+        .u64(p.iter().map(|p| p.paused_ns))
+        .batch()
+}
+
+/// port_queues.csv as a batch.
+pub fn port_queues(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let q = &r.port_queues;
+    Cols::new(&PORT_QUEUES_HEADER)
+        .str(q.iter().map(|q| q.node.as_str()))
+        .u32(q.iter().map(|q| q.port))
+        .str(q.iter().map(|q| q.peer.as_str()))
+        .u8(q.iter().map(|q| q.queue))
+        .u64(q.iter().map(|q| q.ecn_marked))
+        .u64(q.iter().map(|q| q.max_queue_bytes))
+        .batch()
+}
+
+/// links.csv as a batch (`rate_gbps` = line rate in Gb/s).
+pub fn links(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let l = link_rows(r);
+    Cols::new(&LINKS_HEADER)
+        .str(l.iter().map(|l| l.node.as_str()))
+        .u32(l.iter().map(|l| l.port))
+        .str(l.iter().map(|l| l.peer.as_str()))
+        .f64(l.iter().map(|l| l.rate_bps as f64 * 1e-9))
+        .opt_f64(l.iter().map(|l| l.tx_gbps))
+        .opt_f64(l.iter().map(|l| l.utilisation))
+        .batch()
+}
+
+/// pfc.csv as a batch (`direction` is `tx` or `rx`).
+pub fn pfc(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let p = &r.pfc_log;
+    Cols::new(&PFC_HEADER)
+        .u64(p.iter().map(|p| p.time_ns))
+        .str(p.iter().map(|p| p.node.as_str()))
+        .u32(p.iter().map(|p| p.port))
+        .u8(p.iter().map(|p| p.prio))
+        .str(p.iter().map(|p| dir_str(p.direction)))
+        .u16(p.iter().map(|p| p.quanta))
+        .batch()
+}
+
+/// pause_intervals.csv as a batch.
+pub fn pause_intervals(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let p = &r.pause_intervals;
+    Cols::new(&PAUSE_INTERVALS_HEADER)
+        .str(p.iter().map(|p| p.node.as_str()))
+        .u32(p.iter().map(|p| p.port))
+        .u8(p.iter().map(|p| p.prio))
+        .u64(p.iter().map(|p| p.start_ns))
+        .u64(p.iter().map(|p| p.duration_ns))
+        .batch()
+}
+
+/// timeseries/throughput.csv as a batch.
+pub fn throughput(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let s = &r.throughput;
+    Cols::new(&THROUGHPUT_HEADER)
+        .u64(s.iter().map(|s| s.time_ns))
+        .u32(s.iter().map(|s| s.flow_id))
+        .f64(s.iter().map(|s| s.gbps))
+        .batch()
+}
+
+/// timeseries/queues.csv as a batch.
+pub fn queues(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let s = &r.queues;
+    Cols::new(&QUEUES_HEADER)
+        .u64(s.iter().map(|s| s.time_ns))
+        .str(s.iter().map(|s| s.node.as_str()))
+        .u32(s.iter().map(|s| s.port))
+        .u8(s.iter().map(|s| s.queue))
+        .u64(s.iter().map(|s| s.bytes))
+        .batch()
+}
+
+/// timeseries/rates.csv as a batch.
+pub fn rates(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let s = &r.rates;
+    Cols::new(&RATES_HEADER)
+        .u64(s.iter().map(|s| s.time_ns))
+        .u32(s.iter().map(|s| s.flow_id))
+        .opt_f64(s.iter().map(|s| s.rate_gbps))
+        .u64(s.iter().map(|s| s.window_bytes))
+        .batch()
+}
+
+/// deadlocks.csv as a batch: one row per member of each cycle.
+pub fn deadlocks(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let rows: Vec<_> = r
+        .deadlocks
+        .iter()
+        .enumerate()
+        .flat_map(|(i, d)| d.members.iter().enumerate().map(move |(j, m)| (i, d, j, m)))
+        .collect();
+    Cols::new(&DEADLOCKS_HEADER)
+        .u64(rows.iter().map(|r| r.0 as u64))
+        .u64(rows.iter().map(|r| r.1.formed_ns))
+        .u64(rows.iter().map(|r| r.1.detected_ns))
+        .u64(rows.iter().map(|r| r.2 as u64))
+        .str(rows.iter().map(|r| r.3.node.as_str()))
+        .u32(rows.iter().map(|r| r.3.port))
+        .u8(rows.iter().map(|r| r.3.prio))
+        .batch()
+}
+
+/// pingmesh.csv as a batch (`rtt_ns` null on an error, `error` null on success).
+pub fn pingmesh(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let p = &r.pingmesh;
+    Cols::new(&PINGMESH_HEADER)
+        .u64(p.iter().map(|p| p.time_ns))
+        .str(p.iter().map(|p| p.src.as_str()))
+        .str(p.iter().map(|p| p.dst.as_str()))
+        .str(p.iter().map(|p| p.level))
+        .opt_u64(p.iter().map(|p| p.rtt_ns))
+        .opt_str(p.iter().map(|p| p.error))
+        .batch()
+}

@@ -1,0 +1,35 @@
+"""Tables cross from the simulator to Python without copying: a flows table of 10^6 rows
+arrives in well under 50 ms and allocates nothing in pyarrow's memory pool."""
+
+import time
+
+import pyarrow as pa
+
+import rocesim
+
+# Two hosts, Poisson RPC-sized flows for 130 ms of arrivals, run for 10 us only: about 10^6
+# flows are listed (most never start), so the flows table has 10^6 rows.
+MANY_FLOWS = {
+    "sim": {"duration": "10us"},
+    "topology": {"kind": "star", "hosts": 2,
+                 "link": {"rate": "100Gbps", "delay": "1us"}},
+    "workload": [{"kind": "poisson", "cdf": "googlerpc", "load": 0.9, "hosts": "all",
+                  "until": "130ms"}],
+}
+
+
+def test_million_row_flows_table_is_handed_over_without_copy():
+    result = rocesim.Scenario.from_dict(MANY_FLOWS, name="many").run(progress=False)
+    before = pa.total_allocated_bytes()
+    t0 = time.perf_counter()
+    flows = result.flows
+    elapsed = time.perf_counter() - t0
+    assert flows.num_rows >= 1_000_000
+    assert flows.nbytes > 100_000_000  # 22 columns: a copy would show
+    assert elapsed < 0.050, f"{elapsed * 1e3:.1f} ms"
+    assert pa.total_allocated_bytes() - before < 1_000_000
+    # The same object next time, and the columns read as expected.
+    assert result.flows is flows
+    assert flows["flow_id"][0].as_py() == 0
+    print(f"\nflows table: {flows.num_rows} rows, {flows.nbytes / 1e6:.0f} MB, "
+          f"handed over in {elapsed * 1e3:.2f} ms")
