@@ -24,12 +24,21 @@ fn end(sc: &Scenario, n: NodeRef) -> (String, u8, &'static str) {
             sc.nics[h as usize].pfc_enable,
             "nic.pfc_enable",
         ),
+        // The 802.1Qcz isolation priority is the switches' own: NICs never send in it.
         NodeRef::Switch(s) => (
             switch_name(sc, s as usize),
-            sc.switches[s as usize].pfc_enable,
+            sc.switches[s as usize].pfc_enable & !isolation_bit(sc, s as usize),
             "switch.pfc_enable (PORT_QOS_MAP.pfc_enable)",
         ),
     }
+}
+
+/// The bits of switch `s`'s congestion-isolation (CFQ) priorities, if it isolates.
+fn isolation_bit(sc: &Scenario, s: usize) -> u8 {
+    let cfqs = sc.switches[s].isolation.map(|i| i.cfq).unwrap_or_default();
+    cfqs.iter()
+        .flatten()
+        .fold(0, |m, c| m | 1 << (c.priority & 7))
 }
 
 /// Both ends of every link pause the same classes.
