@@ -3,6 +3,8 @@
 #![warn(clippy::too_many_lines)]
 
 mod bench;
+mod config_cmd;
+mod headroom;
 mod progress;
 mod sweep;
 
@@ -39,7 +41,9 @@ enum Cmd {
         #[arg(long, short)]
         quiet: bool,
     },
-    /// Check a scenario without running it: lists every error, exit code 2 if any.
+    /// Check a scenario without running it: every error (exit code 2), then the configuration
+    /// findings (DSCP/TC/queue mismatches, PFC at one end, short headroom, ECN after PFC,
+    /// ...; exit code 1); 0 when clean.
     Lint {
         /// The scenario file.
         scenario: PathBuf,
@@ -90,6 +94,37 @@ enum Cmd {
         #[arg(long, value_name = "FILE", conflicts_with = "markdown")]
         update_doc: Option<PathBuf>,
     },
+    /// Size a lossless priority group's headroom (xoff), xon and PG size from the 802.1Qbb /
+    /// 802.3 delay budget, printing each term (the same code as `headroom = "auto"`).
+    Headroom {
+        /// Port speed, e.g. 100G or 25Gbps.
+        #[arg(long)]
+        speed: String,
+        /// Cable length, e.g. 40m.
+        #[arg(long, default_value = "5m")]
+        cable: String,
+        /// Payload MTU of the RoCE frames (nic.mtu).
+        #[arg(long, default_value_t = 1024)]
+        mtu: u32,
+        /// Peer (NIC) pause response time, e.g. 1us (default: the 802.3 Annex 31B maximum).
+        #[arg(long, value_name = "TIME")]
+        nic_response: Option<String>,
+        /// Header bytes per data frame on the wire, preamble and gap included (nic.frame_overhead).
+        #[arg(long, default_value_t = 82)]
+        overhead: u32,
+    },
+    /// Write each switch's effective configuration as a SONiC config_db.json
+    /// (DIR/<switch>/config_db.json; `switch.config_db` reads it back).
+    Config {
+        /// The scenario file.
+        scenario: PathBuf,
+        /// Directory to write to.
+        #[arg(long, value_name = "DIR")]
+        export: PathBuf,
+        /// Overrides, as for `run`.
+        #[arg(long = "set", value_name = "KEY=VALUE")]
+        set: Vec<String>,
+    },
     /// Print the topology a scenario builds: nodes, links, and per-port headroom.
     Topo {
         /// The scenario file.
@@ -128,16 +163,25 @@ fn main() -> ExitCode {
             markdown,
             update_doc,
         } => schema(markdown, update_doc.as_deref()),
-        Cmd::Lint { scenario, set } => match load(&scenario, &set) {
-            Ok(sc) => match Sim::new(sc) {
-                Ok(_) => {
-                    println!("{}: ok", scenario.display());
-                    ExitCode::SUCCESS
-                }
-                Err(e) => bad_scenario(&scenario, &e.0),
-            },
-            Err(code) => code,
-        },
+        Cmd::Lint { scenario, set } => lint(&scenario, &set),
+        Cmd::Headroom {
+            speed,
+            cable,
+            mtu,
+            nic_response,
+            overhead,
+        } => headroom::headroom(&headroom::Args {
+            speed,
+            cable,
+            mtu,
+            nic_response,
+            overhead,
+        }),
+        Cmd::Config {
+            scenario,
+            export,
+            set,
+        } => config_cmd::config(&scenario, &set, &export),
         Cmd::Topo { scenario, set } => match load(&scenario, &set) {
             Ok(sc) => match Sim::new(sc) {
                 Ok(sim) => {
@@ -208,11 +252,43 @@ fn bad_scenario(path: &Path, errors: &[String]) -> ExitCode {
     ExitCode::from(2)
 }
 
+/// `rocesim lint`: 2 when the scenario is invalid, 1 with configuration findings, 0 clean.
+fn lint(path: &Path, set: &[String]) -> ExitCode {
+    let sc = match load(path, set) {
+        Ok(sc) => sc,
+        Err(code) => return code,
+    };
+    let findings = rocesim::lint::lint(&sc);
+    let warnings = rocesim::lint::import_warnings(&sc);
+    if let Err(e) = Sim::new(sc) {
+        return bad_scenario(path, &e.0);
+    }
+    for w in &warnings {
+        println!("{}: warning: {w}", path.display());
+    }
+    for f in &findings {
+        println!("{}: {f}", path.display());
+    }
+    if findings.is_empty() {
+        println!("{}: ok", path.display());
+        ExitCode::SUCCESS
+    } else {
+        println!("{}: {} finding(s)", path.display(), findings.len());
+        ExitCode::from(1)
+    }
+}
+
 fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCode {
     let sc = match load(path, set) {
         Ok(sc) => sc,
         Err(code) => return code,
     };
+    for f in rocesim::lint::import_warnings(&sc)
+        .iter()
+        .chain(&rocesim::lint::lint(&sc))
+    {
+        eprintln!("warning: {}: {f}", path.display());
+    }
     let key = if out.is_some() { "--out" } else { "output.dir" };
     let dir = out.unwrap_or_else(|| sc.output.dir.clone());
     let report = sc.output.report;

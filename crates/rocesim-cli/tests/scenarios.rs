@@ -138,9 +138,18 @@ fn every_shipped_scenario_lints_and_the_small_ones_run() {
             .unwrap()
             .to_string();
         let o = rocesim(&["lint", &rel]);
-        assert!(
-            o.status.success(),
-            "{rel}: {}",
+        // The switch-watchdog scenario turns the NIC storm guard off on purpose, and the
+        // LinkedIn run without QoS puts RoCE and TCP in one queue on purpose: lint says so.
+        let expected = if rel.contains("switch-watchdog") || rel.contains("noqos") {
+            1
+        } else {
+            0
+        };
+        assert_eq!(
+            o.status.code(),
+            Some(expected),
+            "{rel}: {}{}",
+            String::from_utf8_lossy(&o.stdout),
             String::from_utf8_lossy(&o.stderr)
         );
         if rel.contains("topo-") {
@@ -975,3 +984,6 @@ fn pingmesh_latency_rises_under_load_unless_probes_have_their_own_queue() {
         idle.0
     );
 }
+
+#[path = "cli/sonic.rs"]
+mod sonic;

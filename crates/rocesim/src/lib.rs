@@ -15,6 +15,7 @@ pub mod engine;
 pub mod fabric;
 pub mod faults;
 pub mod ids;
+pub mod lint;
 pub mod monitor;
 pub mod nic;
 pub mod output;

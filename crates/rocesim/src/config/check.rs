@@ -19,6 +19,8 @@ pub struct Ctx {
     pub file: String,
     /// Errors so far, in order.
     pub errors: Vec<ConfigError>,
+    /// Directory that relative paths in the file (config_db files) are resolved against.
+    pub base_dir: std::path::PathBuf,
     seen: HashSet<(String, String)>,
 }
 
@@ -62,6 +64,7 @@ impl Ctx {
         Ctx {
             file: file.to_string(),
             errors: Vec::new(),
+            base_dir: std::path::PathBuf::new(),
             seen: HashSet::new(),
         }
     }

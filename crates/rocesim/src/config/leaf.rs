@@ -302,6 +302,13 @@ Length -> f64, "length", json!({ "anyOf": [ string_schema("length"), { "type": "
 });
 
 fn metres(c: &mut Ctx, s: &str, k: &str) -> Option<f64> {
+    parse_metres(s).map_err(|e| c.err(k, e)).ok()
+}
+
+/// A cable length such as `"5m"`, `"0.3km"` or `"150cm"`, in metres (also SONiC's
+/// `CABLE_LENGTH` values).
+pub fn parse_metres(s: &str) -> Result<f64, String> {
+    let s = s.trim();
     let (num, scale) = if let Some(n) = s.strip_suffix("km") {
         (n, 1000.0)
     } else if let Some(n) = s.strip_suffix("cm") {
@@ -309,18 +316,13 @@ fn metres(c: &mut Ctx, s: &str, k: &str) -> Option<f64> {
     } else if let Some(n) = s.strip_suffix('m') {
         (n, 1.0)
     } else {
-        c.err(
-            k,
-            format!("invalid length `{s}`: write e.g. \"5m\" (m, km, cm)"),
-        );
-        return None;
+        return Err(format!(
+            "invalid length `{s}`: write e.g. \"5m\" (m, km, cm)"
+        ));
     };
     match num.trim().parse::<f64>() {
-        Ok(x) if x.is_finite() => Some(x * scale),
-        _ => {
-            c.err(k, format!("invalid length `{s}`: write e.g. \"5m\""));
-            None
-        }
+        Ok(x) if x.is_finite() => Ok(x * scale),
+        _ => Err(format!("invalid length `{s}`: write e.g. \"5m\"")),
     }
 }
 
@@ -435,4 +437,20 @@ SizeOff -> Option<u64>, "size > 0 \\| `\"off\"`", word_or("off", size_schema()),
         }
         b => Some(Some(b.0)),
     },
+});
+
+leaf!(/// One file path, or a list of them (read and merged in order).
+Paths -> Vec<String>, "path \\| [path, ...]",
+json!({ "anyOf": [ { "type": "string" }, { "type": "array", "items": { "type": "string" } } ] }),
+|c, v, k| match v {
+    Value::String(s) => Some(vec![s.clone()]),
+    Value::Array(a) if !a.is_empty() => a
+        .iter()
+        .enumerate()
+        .map(|(i, x)| c.string(x, &super::check::idx(k, i)))
+        .collect(),
+    _ => {
+        c.expected(k, "a file path or a non-empty list of paths", v);
+        None
+    }
 });

@@ -11,6 +11,13 @@
 
 pub mod cc;
 pub mod check;
+pub mod config_db;
+mod config_db_buffers;
+/// `rocesim config --export`: a switch's effective configuration as SONiC config_db.json.
+pub mod config_db_export;
+mod config_db_tables;
+#[cfg(test)]
+mod config_db_tests;
 pub mod declare;
 pub mod error;
 pub mod faults;
@@ -208,6 +215,7 @@ pub fn load_str(
     overrides: &[String],
 ) -> Result<Scenario, ConfigErrors> {
     let mut ctx = Ctx::new(file_name);
+    ctx.base_dir = base_dir.to_path_buf();
     let name = Path::new(file_name).file_stem().map_or_else(
         || "scenario".to_string(),
         |s| s.to_string_lossy().into_owned(),

@@ -8,7 +8,9 @@ use toml::Value;
 
 use super::check::Ctx;
 use super::declare::{Leaf, Store, SubTable, Table, TypeDoc, V};
-use super::leaf::{choice, Bool, HeadroomV, Int, Length, Prob, Size, TcList, TimeAuto, TimeV};
+use super::leaf::{
+    choice, Bool, HeadroomV, Int, Length, Paths, Prob, Size, TcList, TimeAuto, TimeV,
+};
 use super::lists::{DscpMap, Scheduler, TcMap};
 use super::overlay::{check_node, layer, Layered, Named, Origins, Resolved};
 use crate::fabric::params::{
@@ -37,6 +39,12 @@ table! {
     /// table, then its name's table; inside `lossless`, `lossy`, `ecn` and `scheduler` a
     /// layer changes only the keys it names, the other keys are replaced as a whole.
     pub struct Switch => SwitchParams {
+        /// SONiC `config_db.json` file(s), relative to the scenario, read before this table's
+        /// other keys (which must not set what the file sets): QoS maps, PFC, buffer
+        /// profiles, WRED/ECN, schedulers, cable lengths, PFC watchdog (docs/sonic.md).
+        /// A list is merged in order (e.g. SONiC's `qos.json` and `buffers.json`).
+        /// Default: none.
+        config_db: Paths,
         /// Total shared buffer of the switch; above zero. Default: `"12MB"`.
         buffer_size: Size,
         /// Traffic class of each DSCP (SONiC `DSCP_TO_TC_MAP`); unmapped DSCPs → TC 0.
@@ -219,7 +227,8 @@ impl Store<Option<WatchdogParams>> for Watchdog {
             poll_interval: Time::from_ms(100),
             server_facing_only: false,
         });
-        let enabled = ctx.or(&self.enabled, to.is_some());
+        // A table turns the watchdog on unless it says `enabled = false`.
+        let enabled = ctx.or(&self.enabled, true);
         self.apply(ctx, &mut q);
         if q.poll_interval == Time::ZERO {
             ctx.err(
@@ -239,6 +248,74 @@ impl Store<[QueueSched; 8]> for Vec<(u8, QueueSched)> {
     }
 }
 
+/// Read the `config_db` files of `t` onto `p`; errors name the file, the JSON path and the
+/// key. Returns the scenario keys the files set.
+fn apply_config_db(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) -> Vec<&'static str> {
+    let Some(paths) = ctx.get(&t.config_db) else {
+        return Vec::new();
+    };
+    let key = t.config_db.key.clone();
+    let mut files = Vec::new();
+    for f in &paths {
+        let path = ctx.base_dir.join(f);
+        let parsed = std::fs::read_to_string(&path)
+            .map_err(|e| format!("cannot read: {e}"))
+            .and_then(|s| serde_json::from_str(&s).map_err(|e| format!("not JSON: {e}")));
+        match parsed {
+            Ok(v) => files.push((f.clone(), v)),
+            Err(e) => ctx.err(&key, format!("{f}: {e}")),
+        }
+    }
+    if files.len() < paths.len() {
+        return Vec::new();
+    }
+    let name = paths.join(" + ");
+    let db = super::config_db::import(&files, p);
+    for e in &db.errors {
+        ctx.err(&key, format!("{name}: {e}"));
+    }
+    let warnings = db.warnings.iter().map(|w| format!("{name}: {w}"));
+    p.config_warnings.extend(warnings);
+    p.config_ports.clone_from(&db.ports);
+    db.keys
+}
+
+/// The keys of `t` that a `config_db` import also set (a conflict).
+fn conflicts(ctx: &mut Ctx, t: &Switch, set: &[&'static str]) {
+    let given: [(&str, bool, &str); 11] = [
+        ("dscp_to_tc", t.dscp_to_tc.given(), "DSCP_TO_TC_MAP"),
+        ("tc_to_queue", t.tc_to_queue.given(), "TC_TO_QUEUE_MAP"),
+        (
+            "pfc_enable",
+            t.pfc_enable.given(),
+            "PORT_QOS_MAP.pfc_enable",
+        ),
+        ("buffer_size", t.buffer_size.given(), "BUFFER_POOL.size"),
+        (
+            "buffer_mode",
+            t.buffer_mode.given(),
+            "BUFFER_PROFILE dynamic_th/static_th",
+        ),
+        ("lossless", t.lossless.given(), "BUFFER_PG / BUFFER_PROFILE"),
+        ("lossy", t.lossy.given(), "BUFFER_QUEUE / BUFFER_PROFILE"),
+        ("ecn", t.ecn.given(), "WRED_PROFILE / QUEUE.wred_profile"),
+        (
+            "scheduler",
+            t.scheduler.given(),
+            "SCHEDULER / QUEUE.scheduler",
+        ),
+        ("cable_length", t.cable_length.given(), "CABLE_LENGTH"),
+        ("pfc_watchdog", t.pfc_watchdog.given(), "PFC_WD"),
+    ];
+    for (k, g, table) in given {
+        if g && set.contains(&k) {
+            let key = super::check::at(t.config_db.key.rsplit_once('.').map_or("", |x| x.0), k);
+            let msg = format!("conflicts with {table} of the config_db file in the same table: set it in one place");
+            ctx.err(key, msg);
+        }
+    }
+}
+
 /// Switch roles that generated topologies use.
 pub const ROLES: &[&str] = &["tor", "leaf", "spine", "edge", "agg", "core", "switch"];
 
@@ -250,6 +327,8 @@ impl Layered for Switch {
         vec![&self.role, &self.name]
     }
     fn onto(&self, ctx: &mut Ctx, p: &mut SwitchParams) {
+        let imported = apply_config_db(ctx, self, p);
+        conflicts(ctx, self, &imported);
         match ctx.get(&self.buffer_size) {
             Some(Bytes::ZERO) => ctx.err(&self.buffer_size.key, "the buffer size must be positive"),
             Some(b) => p.buffer_size = b,

@@ -157,6 +157,14 @@ pub struct SwitchParams {
     pub scheduler: [QueueSched; 8],
     /// Cable length in metres, for `headroom = "auto"` when it exceeds the link's delay.
     pub cable_length_m: f64,
+    /// Cable length of each port by local port index (SONiC `CABLE_LENGTH`); ports beyond
+    /// the list use `cable_length_m`. Empty unless imported.
+    pub port_cable_m: Vec<f64>,
+    /// Warnings of a `config_db` import (unmodelled fields, per-port differences), each
+    /// naming its JSON path. Empty unless imported.
+    pub config_warnings: Vec<String>,
+    /// Port names of an imported `config_db`, in local port order. Empty unless imported.
+    pub config_ports: Vec<String>,
     /// Quanta carried by an XOFF pause frame (802.1Qbb; 1 quantum = 512 bit times).
     pub pfc_quanta: u16,
     /// Peer response delay: time from a pause frame's arrival to when it takes effect.
@@ -220,6 +228,9 @@ impl Default for SwitchParams {
             },
             scheduler,
             cable_length_m: 5.0,
+            port_cable_m: Vec::new(),
+            config_warnings: Vec::new(),
+            config_ports: Vec::new(),
             pfc_quanta: 65535,
             pfc_response: None,
             ecn: None,
@@ -230,6 +241,16 @@ impl Default for SwitchParams {
             latency: Time::ZERO,
             isolation: None,
         }
+    }
+}
+
+impl SwitchParams {
+    /// Cable length of local port `port`, metres.
+    pub fn cable_of(&self, port: usize) -> f64 {
+        self.port_cable_m
+            .get(port)
+            .copied()
+            .unwrap_or(self.cable_length_m)
     }
 }
 

@@ -215,12 +215,13 @@ fn build_mmus(sc: &Scenario, plan: &PortPlan, errors: &mut Vec<String>) -> Vec<M
         let name = &sc.topology.switches[s].name;
         let headroom: Vec<u64> = sp
             .iter()
-            .map(|&g| {
+            .enumerate()
+            .map(|(local, &g)| {
                 let port = &plan.ports[g as usize];
                 let auto = auto_headroom(
                     port.rate,
                     port.delay,
-                    p.cable_length_m,
+                    p.cable_of(local),
                     max_frame,
                     port.peer_response,
                 );

@@ -1,0 +1,170 @@
+//! `switch.config_db`: SONiC's own rendered samples import with warnings only; the
+//! LinkedIn-style file gives the classes the seed describes; bad files name the JSON path.
+
+use crate::config::{load_str, ConfigErrors, Scenario};
+use crate::fabric::params::{BufferMode, Headroom, QueueSched};
+use crate::units::Bytes;
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+fn load(switch: &str) -> Result<Scenario, ConfigErrors> {
+    let text = format!(
+        "[sim]\nduration = \"1ms\"\n[topology]\nkind = \"star\"\nhosts = 3\n\
+         link = {{ rate = \"100Gbps\", delay = \"1us\" }}\n[switch]\n{switch}\n"
+    );
+    load_str(&text, "t.toml", &repo(), &[])
+}
+
+#[test]
+fn the_linkedin_file_gives_the_seed_classes() {
+    let sc = load("config_db = \"scenarios/sonic/config_db.json\"").unwrap();
+    let p = &sc.switches[0];
+    assert_eq!(
+        (p.dscp_to_tc[26], p.dscp_to_tc[48], p.dscp_to_tc[0]),
+        (3, 6, 0)
+    );
+    assert_eq!(p.pfc_enable, 1 << 3);
+    assert_eq!(p.scheduler[0], QueueSched::Dwrr(30));
+    assert_eq!(p.scheduler[3], QueueSched::Dwrr(70));
+    assert_eq!(p.scheduler[6], QueueSched::Strict);
+    let e = p.ecn.unwrap();
+    assert_eq!(
+        (e.queues, e.kmin, e.kmax, e.pmax),
+        (1 << 3, Bytes(20_480), Bytes(204_800), 0.05)
+    );
+    assert_eq!(p.buffer_size, Bytes(12_000_000));
+    // No lossless BUFFER_PG entry: the headroom is derived from speed and cable.
+    assert_eq!(p.lossless.headroom, Headroom::Auto);
+    assert_eq!(p.port_cable_m, vec![5.0; 8]);
+    let w = p.pfc_watchdog.unwrap();
+    assert_eq!(w.detection_time, crate::units::Time::from_ms(200));
+    assert_eq!(w.poll_interval, crate::units::Time::from_ms(100));
+}
+
+#[test]
+fn sonic_rendered_samples_import_with_warnings_only() {
+    for (qos, buf) in [
+        (
+            "qos-mellanox4600c-c64.json",
+            "buffers-mellanox4600c-t1.json",
+        ),
+        ("qos-dell6100.json", "buffers-dell6100.json"),
+    ] {
+        let key =
+            format!("config_db = [\"tests/fixtures/sonic/{qos}\", \"tests/fixtures/sonic/{buf}\"]");
+        let sc = load(&key).unwrap_or_else(|e| panic!("{qos}: {e:?}"));
+        let p = &sc.switches[0];
+        assert_eq!(p.pfc_enable, 1 << 3 | 1 << 4, "{qos}");
+        assert_eq!(p.dscp_to_tc[3], 3, "{qos}");
+        assert_eq!(p.scheduler[3], QueueSched::Dwrr(15), "{qos}");
+        assert!(p.ecn.is_some_and(|e| e.queues == 0b11000), "{qos}");
+        assert!(!p.config_warnings.is_empty(), "{qos}");
+        assert!(p
+            .config_warnings
+            .iter()
+            .any(|w| w.contains("BUFFER_POOL|ingress_lossless_pool.xoff")));
+    }
+    // Dell 6100: 10,875,072 B ingress lossless pool, dynamic mode; the Mellanox 4600C samples
+    // leave lossless PGs to the buffer manager (auto headroom) and its ports are 300 m or 5 m.
+    let sc = load("config_db = [\"tests/fixtures/sonic/qos-dell6100.json\", \"tests/fixtures/sonic/buffers-dell6100.json\"]").unwrap();
+    assert_eq!(sc.switches[0].buffer_size, Bytes(10_875_072));
+    let sc = load("config_db = [\"tests/fixtures/sonic/qos-mellanox4600c-c64.json\", \"tests/fixtures/sonic/buffers-mellanox4600c-t1.json\"]").unwrap();
+    let p = &sc.switches[0];
+    assert_eq!(p.lossless.headroom, Headroom::Auto);
+    assert_eq!(p.buffer_mode, BufferMode::Dynamic);
+    assert_eq!(&p.port_cable_m[..3], &[300.0, 300.0, 5.0]);
+}
+
+fn errors(switch: &str, json: &str) -> Vec<String> {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("db.json"), json).unwrap();
+    let text = format!(
+        "[sim]\nduration = \"1ms\"\n[topology]\nkind = \"star\"\nhosts = 2\n\
+         link = {{ rate = \"100Gbps\", delay = \"1us\" }}\n[switch]\nconfig_db = \"db.json\"\n{switch}\n"
+    );
+    let e = load_str(&text, "t.toml", dir.path(), &[]).unwrap_err();
+    e.0.iter().map(ToString::to_string).collect()
+}
+
+#[test]
+fn bad_files_name_the_json_path_and_the_key() {
+    let e = errors("", "{ not json");
+    assert!(
+        e[0].contains("switch.config_db: db.json: not JSON"),
+        "{e:?}"
+    );
+    let e = errors(
+        "",
+        r#"{"BUFFER_PG": {"Ethernet0|3": {"profile": "nope"}}, "BUFFER_PROFILE": {}}"#,
+    );
+    assert!(e.iter().any(|e| e.contains("switch.config_db: db.json: BUFFER_PG|Ethernet0|3.profile: profile `nope` does not exist")), "{e:?}");
+    let e = errors(
+        "dscp_to_tc = { 26 = 3 }",
+        r#"{"DSCP_TO_TC_MAP": {"M": {"26": "3"}}, "PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "M"}}}"#,
+    );
+    assert!(
+        e.iter()
+            .any(|e| e.contains("switch.dscp_to_tc: conflicts with DSCP_TO_TC_MAP")),
+        "{e:?}"
+    );
+    let e = errors(
+        "",
+        r#"{"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3,9"}}}"#,
+    );
+    assert!(
+        e.iter()
+            .any(|e| e.contains("PORT_QOS_MAP|Ethernet0.pfc_enable")),
+        "{e:?}"
+    );
+}
+
+/// The parameters a config_db carries, with the import's bookkeeping cleared and cable
+/// lengths compared per port.
+fn comparable(
+    p: &crate::fabric::params::SwitchParams,
+    ports: usize,
+) -> crate::fabric::params::SwitchParams {
+    let mut q = p.clone();
+    q.port_cable_m = (0..ports).map(|i| p.cable_of(i)).collect();
+    q.config_warnings.clear();
+    q.config_ports.clear();
+    q
+}
+
+/// Export a switch, import the file in a fresh scenario, and compare.
+fn round_trip(switch: &str) {
+    let sc = load(switch).unwrap();
+    let p = &sc.switches[0];
+    let (v, notes) = super::config_db_export::export(p, 3);
+    assert!(notes.is_empty(), "{notes:?}");
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("out.json"),
+        serde_json::to_string_pretty(&v).unwrap(),
+    )
+    .unwrap();
+    let text = "[sim]\nduration = \"1ms\"\n[topology]\nkind = \"star\"\nhosts = 3\n\
+         link = { rate = \"100Gbps\", delay = \"1us\" }\n[switch]\nconfig_db = \"out.json\"\n";
+    let back = load_str(text, "t.toml", dir.path(), &[]).unwrap();
+    let b = &back.switches[0];
+    assert_eq!(comparable(b, 3), comparable(p, 3), "{switch}");
+    assert!(b.config_warnings.is_empty(), "{:?}", b.config_warnings);
+}
+
+#[test]
+fn export_then_import_gives_the_same_switch() {
+    round_trip("");
+    round_trip("config_db = \"scenarios/sonic/config_db.json\"");
+    round_trip(
+        "dscp_to_tc = { 26 = 4, 48 = 7, 10 = 1 }\ntc_to_queue = { 4 = 5 }\npfc_enable = [4]\n\
+         buffer_mode = \"static\"\nbuffer_size = \"9MB\"\ncable_length = \"40m\"\n\
+         lossless = { xoff = \"100KB\", xon = \"80KB\", headroom = \"60KB\", reserved = \"2KB\" }\n\
+         lossy = { limit = \"500KB\", reserved = \"1KB\" }\n\
+         ecn = { queues = [5], kmin = \"10KB\", kmax = \"90KB\", pmax = 0.2 }\n\
+         scheduler = { 7 = \"strict\", 0 = { dwrr = 3 } }\n\
+         pfc_watchdog = { detection_time = \"50ms\", restoration_time = \"300ms\", poll_interval = \"10ms\", action = \"forward\" }",
+    );
+}

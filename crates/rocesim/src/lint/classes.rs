@@ -1,0 +1,153 @@
+//! Traffic classes: DSCP → TC → queue must agree on every hop (the NICs at both ends and every
+//! switch), a queue must not mix lossless and lossy classes, CNPs need a queue of their own
+//! that is served first or lossless, and RoCE must not share a queue with TCP.
+
+use super::{nic_class, nic_name, switch_name, Findings, Traffic};
+use crate::config::Scenario;
+use crate::fabric::params::{QueueSched, SwitchParams};
+use crate::nic::params::CcKind;
+
+const SW_CLASS: &str =
+    "switch.dscp_to_tc / switch.pfc_enable (DSCP_TO_TC_MAP, PORT_QOS_MAP.pfc_enable)";
+const NIC_CLASS: &str = "nic.dscp_to_tc / nic.pfc_enable";
+
+/// The TC a switch gives `dscp`, whether it is lossless, and its egress queue.
+fn sw_class(p: &SwitchParams, dscp: u8) -> (u8, bool, u8) {
+    let tc = p.dscp_to_tc[dscp as usize & 63];
+    (
+        tc,
+        p.pfc_enable & (1 << tc) != 0,
+        p.tc_to_queue[tc as usize & 7],
+    )
+}
+
+fn lossless_word(l: bool) -> &'static str {
+    if l {
+        "lossless"
+    } else {
+        "lossy"
+    }
+}
+
+/// The receiving NIC and every switch classify each flow's DSCP as its sender does.
+fn hops_agree(sc: &Scenario, t: &Traffic, out: &mut Findings) {
+    let d = t.dscp;
+    let (tc_n, ll_n) = nic_class(&sc.nics[t.src as usize], d);
+    let sender = &sc.topology.hosts[t.src as usize].name;
+    let (tc_r, ll_r) = nic_class(&sc.nics[t.dst as usize], d);
+    if ll_r != ll_n || (ll_n && tc_r != tc_n) {
+        out.add(
+            "classes",
+            nic_name(sc, t.dst as usize),
+            NIC_CLASS,
+            format!(
+                "receives DSCP {d} as {} TC {tc_r}, but `{sender}` sends it as {} TC {tc_n}",
+                lossless_word(ll_r),
+                lossless_word(ll_n)
+            ),
+            format!("give DSCP {d} the same TC and PFC setting on both NICs"),
+        );
+    }
+    for (s, p) in sc.switches.iter().enumerate() {
+        let (tc_s, ll_s, _) = sw_class(p, d);
+        if ll_s == ll_n && (!ll_n || tc_s == tc_n) {
+            continue;
+        }
+        let msg = format!(
+            "maps DSCP {d} to {} TC {tc_s}, but the NICs send it as {} TC {tc_n}",
+            lossless_word(ll_s),
+            lossless_word(ll_n)
+        );
+        let fix = if ll_n {
+            format!("map DSCP {d} to TC {tc_n} and list TC {tc_n} in pfc_enable")
+        } else {
+            format!("map DSCP {d} to a lossy TC, or enable PFC for TC {tc_n} on the NIC")
+        };
+        out.add("classes", switch_name(sc, s), SW_CLASS, msg, fix);
+    }
+}
+
+/// No egress queue carries both a lossless and a lossy TC in use, nor RoCE and TCP.
+fn queues_unmixed(sc: &Scenario, traffic: &[Traffic], out: &mut Findings) {
+    for (s, p) in sc.switches.iter().enumerate() {
+        // Per queue: TCs lossless / lossy in use, and whether RoCE / TCP data use it.
+        let mut ll = [None::<u8>; 8];
+        let mut lossy = [None::<u8>; 8];
+        let (mut roce, mut tcp) = ([None::<u8>; 8], [None::<u8>; 8]);
+        for t in traffic {
+            let (tc, l, q) = sw_class(p, t.dscp);
+            let q = q as usize & 7;
+            if l {
+                ll[q] = Some(tc);
+            } else {
+                lossy[q] = Some(tc);
+            }
+            if t.tcp {
+                tcp[q] = Some(t.dscp);
+            } else {
+                roce[q] = Some(t.dscp);
+            }
+        }
+        for q in 0..8 {
+            if let (Some(a), Some(b)) = (ll[q], lossy[q]) {
+                out.add(
+                    "classes",
+                    switch_name(sc, s),
+                    "switch.tc_to_queue (TC_TO_QUEUE_MAP)",
+                    format!("queue {q} holds lossless TC {a} and lossy TC {b}: pauses of TC {a} stall it and it drops"),
+                    format!("give TC {b} a queue of its own"),
+                );
+            }
+            if let (Some(r), Some(t)) = (roce[q], tcp[q]) {
+                out.add(
+                    "tcp",
+                    switch_name(sc, s),
+                    "switch.dscp_to_tc / switch.tc_to_queue (DSCP_TO_TC_MAP, TC_TO_QUEUE_MAP)",
+                    format!("RoCE (DSCP {r}) and TCP (DSCP {t}) share queue {q}: TCP fills it and RoCE waits or drops behind it"),
+                    "map RoCE and TCP DSCPs to different TCs and queues, scheduled by DWRR".into(),
+                );
+            }
+        }
+    }
+}
+
+/// CNPs (of CNP-driven congestion control) travel in their own queue, strict or lossless.
+fn cnps_first(sc: &Scenario, t: &Traffic, out: &mut Findings) {
+    if t.tcp || !matches!(sc.nics[t.src as usize].cc, CcKind::Dcqcn | CcKind::Rcm) {
+        return;
+    }
+    let cnp = sc.nics[t.dst as usize].cnp_dscp;
+    let receiver = &sc.topology.hosts[t.dst as usize].name;
+    for (s, p) in sc.switches.iter().enumerate() {
+        let (_, _, q_d) = sw_class(p, t.dscp);
+        let (tc_c, ll_c, q_c) = sw_class(p, cnp);
+        let key =
+            "switch.dscp_to_tc / switch.tc_to_queue / switch.scheduler (DSCP_TO_TC_MAP, SCHEDULER)";
+        if q_c == q_d {
+            out.add(
+                "cnp",
+                switch_name(sc, s),
+                key,
+                format!("CNPs of `{receiver}` (DSCP {cnp}) share queue {q_c} with the RoCE data they throttle (DSCP {})", t.dscp),
+                format!("map DSCP {cnp} to a TC whose queue is strict priority"),
+            );
+        } else if !ll_c && p.scheduler[q_c as usize & 7] != QueueSched::Strict {
+            out.add(
+                "cnp",
+                switch_name(sc, s),
+                key,
+                format!("CNPs of `{receiver}` (DSCP {cnp} → TC {tc_c}) go to lossy DWRR queue {q_c}: they wait behind bulk traffic and can be dropped"),
+                format!("make queue {q_c} strict priority (SCHEDULER type STRICT)"),
+            );
+        }
+    }
+}
+
+/// Run the class rules.
+pub(super) fn check(sc: &Scenario, traffic: &[Traffic], out: &mut Findings) {
+    for t in traffic {
+        hops_agree(sc, t, out);
+        cnps_first(sc, t, out);
+    }
+    queues_unmixed(sc, traffic, out);
+}

@@ -1,0 +1,176 @@
+//! Configuration lint: the mistakes that pass every syntax and range check but break a RoCE
+//! fabric (Guo et al. 2016 §5.1: most incidents start as a configuration mismatch). Each rule
+//! group reads the checked [`Scenario`] and reports [`Finding`]s naming the switch or NIC, the
+//! scenario key (and the SONiC table it corresponds to) and the fix. `rocesim lint` lists them
+//! (exit code 1); `rocesim run` prints them as warnings and runs anyway.
+
+mod buffers;
+mod classes;
+mod ecn;
+mod watchdog;
+
+use std::collections::BTreeSet;
+use std::fmt;
+
+use crate::config::Scenario;
+use crate::nic::params::NicParams;
+use crate::topology::NodeRef;
+use crate::traffic::flow::FlowKind;
+
+/// One configuration problem.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Finding {
+    /// Short rule name (`classes`, `cnp`, `tcp`, `pfc`, `headroom`, `ecn`, `cc`, `watchdog`).
+    pub rule: &'static str,
+    /// The device: ``switch `sw0` `` or ``NIC `h0` ``.
+    pub node: String,
+    /// The scenario key, with the SONiC table in parentheses where there is one.
+    pub key: String,
+    /// What is wrong.
+    pub message: String,
+    /// How to fix it.
+    pub fix: String,
+}
+
+impl fmt::Display for Finding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "[{}] {}: {}: {}; fix: {}",
+            self.rule, self.node, self.key, self.message, self.fix
+        )
+    }
+}
+
+/// Findings of one lint pass, deduplicated and in a stable order.
+#[derive(Default)]
+struct Findings(BTreeSet<(String, Finding)>);
+
+impl Findings {
+    /// Record a finding (the same device, key and message once).
+    fn add(&mut self, rule: &'static str, node: String, key: &str, message: String, fix: String) {
+        let f = Finding {
+            rule,
+            node,
+            key: key.to_string(),
+            message,
+            fix,
+        };
+        let order = format!("{}{}{}", f.node, f.key, f.message);
+        self.0.insert((order, f));
+    }
+}
+
+/// ``switch `name` ``.
+fn switch_name(sc: &Scenario, s: usize) -> String {
+    format!("switch `{}`", sc.topology.switches[s].name)
+}
+
+/// ``NIC `name` ``.
+fn nic_name(sc: &Scenario, h: usize) -> String {
+    format!("NIC `{}`", sc.topology.hosts[h].name)
+}
+
+/// One class of traffic a flow puts on the network: who sends it with which DSCP.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Traffic {
+    /// Sending host.
+    src: u32,
+    /// Receiving host.
+    dst: u32,
+    /// DSCP of its data packets.
+    dscp: u8,
+    /// TCP (lossy by design) rather than RDMA.
+    tcp: bool,
+}
+
+/// Distinct (sender, receiver, DSCP, kind) of every flow; RDMA READ data flows from the
+/// responder, which the flow list names as `src`.
+fn traffic(sc: &Scenario) -> Vec<Traffic> {
+    let set: BTreeSet<Traffic> = (sc.flows.iter())
+        .map(|f| Traffic {
+            src: f.src,
+            dst: f.dst,
+            dscp: f.dscp,
+            tcp: matches!(f.kind, FlowKind::Tcp(_)),
+        })
+        .collect();
+    set.into_iter().collect()
+}
+
+/// The PFC priority (TC) a NIC gives `dscp`, and whether it is lossless there.
+fn nic_class(n: &NicParams, dscp: u8) -> (u8, bool) {
+    let tc = n.dscp_to_tc[dscp as usize & 63];
+    (tc, n.pfc_enable & (1 << tc) != 0)
+}
+
+/// Hosts attached to switch `s` (by a direct link).
+fn hosts_of(sc: &Scenario, s: usize) -> Vec<usize> {
+    let me = NodeRef::Switch(s as u32);
+    let mut v: Vec<usize> = (sc.topology.links.iter())
+        .filter_map(|l| match (l.a, l.b) {
+            (NodeRef::Host(h), x) | (x, NodeRef::Host(h)) if x == me => Some(h as usize),
+            _ => None,
+        })
+        .collect();
+    v.sort_unstable();
+    v.dedup();
+    v
+}
+
+/// Number of ports of switch `s` (one per link end).
+fn port_count(sc: &Scenario, s: usize) -> usize {
+    let me = NodeRef::Switch(s as u32);
+    let ends = sc
+        .topology
+        .links
+        .iter()
+        .map(|l| (l.a == me) as usize + (l.b == me) as usize);
+    ends.sum()
+}
+
+/// Every configuration finding of a checked scenario, in a stable order.
+pub fn lint(sc: &Scenario) -> Vec<Finding> {
+    let mut out = Findings::default();
+    let t = traffic(sc);
+    classes::check(sc, &t, &mut out);
+    buffers::check(sc, &mut out);
+    ecn::check(sc, &t, &mut out);
+    watchdog::check(sc, &mut out);
+    out.0.into_iter().map(|(_, f)| f).collect()
+}
+
+/// The warnings of `switch.config_db` imports (rule `config_db`): fields rocesim does not
+/// model or approximates, per-port settings that differ from the first port's, ports the
+/// topology lacks. They are not configuration mistakes: `lint` prints them and still exits 0.
+pub fn import_warnings(sc: &Scenario) -> Vec<Finding> {
+    let mut out = Findings::default();
+    for (s, p) in sc.switches.iter().enumerate() {
+        let ports = port_count(sc, s);
+        if p.config_ports.len() > ports {
+            let extra = &p.config_ports[ports..];
+            let msg = format!("the file configures {} ports, the switch has {ports}: {} to {} are not in the topology (ignored)", p.config_ports.len(), extra[0], extra[extra.len() - 1]);
+            out.add(
+                "config_db",
+                switch_name(sc, s),
+                "switch.config_db",
+                msg,
+                "give the switch as many links as the file has ports, or ignore".into(),
+            );
+        }
+        for w in &p.config_warnings {
+            let fix = "rocesim ignores or approximates it (see docs/sonic.md); remove it or accept the approximation";
+            out.add(
+                "config_db",
+                switch_name(sc, s),
+                "switch.config_db",
+                w.clone(),
+                fix.into(),
+            );
+        }
+    }
+    out.0.into_iter().map(|(_, f)| f).collect()
+}
+
+#[cfg(test)]
+pub(crate) mod tests;
