@@ -96,3 +96,39 @@ fn isolation_cuts_pauses_and_cnps_in_the_slides_clos() {
     );
     assert!(c_on < c_off, "CNPs {c_on} with isolation, {c_off} without");
 }
+
+/// When S1 isolated H1's flow (the incast flow it forwards to S2), ns, from isolation.csv.
+fn s1_isolates_h1_at(dir: &std::path::Path) -> Option<u64> {
+    let text = std::fs::read_to_string(dir.join("isolation.csv")).unwrap();
+    text.lines()
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .find(|r| r.len() == 5 && r[1] == "S1" && r[3] == "H1" && r[4] == "isolate")
+        .map(|r| r[0].parse().unwrap())
+}
+
+#[test]
+fn repeated_cips_survive_a_lossy_upstream_link() {
+    // Every frame from S2 to S1 (ACKs, PFC and CIPs too) is lost with probability p. With
+    // "repeat", S2 sends three CIPs for H1's flow: at p = 0.1 one gets through and S1
+    // isolates H1 within microseconds of S2 (at about 2.4 us); when every frame is lost,
+    // no CIP arrives.
+    let run = |p: &str| {
+        let fault = format!(
+            "fault=[{{kind=\"loss\", link=[\"S1\",\"S2\"], from=\"S2\", probability={p}, \
+             frames=\"all\"}}]"
+        );
+        let sets = [fault.as_str(), "sim.duration=500us", "sim.warmup=200us"];
+        run_file("scenarios/isolation-victim.toml", &sets)
+    };
+    let dir = run("0.1");
+    let s = summary(dir.path());
+    assert!(
+        s["isolation"]["cip_rx"].as_u64().unwrap() >= 1,
+        "{}",
+        s["isolation"]
+    );
+    let at = s1_isolates_h1_at(dir.path()).expect("S1 isolates H1");
+    assert!(at < 20_000, "S1 isolated H1 at {at} ns");
+    let dir = run("1.0");
+    assert_eq!(summary(dir.path())["isolation"]["cip_rx"], 0);
+}

@@ -31,6 +31,7 @@ pub mod nic;
 pub mod nic_cache;
 pub mod overlay;
 pub mod overrides;
+pub mod pingmesh;
 pub mod scenario;
 pub mod schema;
 pub mod sim;

@@ -5,15 +5,14 @@ use toml::Value;
 
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Table, V};
-use super::declare::{Leaf, SubTable, TypeDoc};
 use super::flows::{check_split, mem_keys, AccessV, Env, FlowKindV, Qps, Region};
-use super::leaf::{choice, leaf, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
+use super::leaf::{choice, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
 use super::lists::{kinds_schema, Items, PodPair, Selector};
 use super::suggest;
 use super::tcp::TcpCcV;
 use crate::table;
 use crate::traffic::cdf::{Cdf, Sampling};
-use crate::traffic::generators::{self, PingLevel};
+use crate::traffic::generators;
 use crate::traffic::workload::{self as wl, Workload};
 use crate::traffic::FlowSpec;
 use crate::units::{Bytes, Time};
@@ -27,7 +26,7 @@ choice!(/// The Poisson arrival generator (→ whether it is HPCC's).
     GeneratorV -> bool { "rocesim" => false, "hpcc" => true });
 
 /// A seed of a workload's random stream.
-type Seed = Int<0, { i64::MAX }>;
+pub(super) type Seed = Int<0, { i64::MAX }>;
 
 table! {
     /// `kind = "trace"`: flows from a CSV file (`start_ns,src,dst,size_bytes[,dscp]`).
@@ -219,67 +218,6 @@ table! {
     }
 }
 
-table! {
-    /// `kind = "pingmesh"`: RDMA Pingmesh (Guo et al. 2016 §5.3). Every selected server
-    /// sends, every `interval`, one probe (a `size`-byte RDMA WRITE on its own QP) to a
-    /// random peer at each level, starting at a random phase; the RTT (post to final ACK)
-    /// or the error goes to `pingmesh.csv`, percentiles per level to summary.json. Probes
-    /// are not application flows: they are left out of flows.csv and the FCT statistics.
-    pub struct PingmeshT {
-        /// `"pingmesh"`. Required.
-        kind: KindV,
-        /// The probing servers; each probes the others. Default: `"all"`.
-        hosts: Selector,
-        /// Time between two probes of one server to one level; above zero.
-        /// Default: `"100us"`.
-        interval: TimeV,
-        /// Probe payload; above zero. Default: `512` (Guo et al.).
-        size: Size,
-        /// Levels probed: `"tor"` (same ToR), `"podset"` (ToRs one switch apart: same pod
-        /// or podset, or any two leaves of a leaf-spine), `"dc"` (farther); levels are found
-        /// by switch hop count, so they work on every topology. Default: all three (a level
-        /// without peers is skipped).
-        levels: Levels,
-        /// A probe not acknowledged within this time is an error (`timeout`); above zero.
-        /// Default: `"1ms"`.
-        timeout: TimeV,
-        /// Probing starts at this time (e.g. after the warm-up). Default: `"0us"`.
-        at: TimeV,
-        /// Probes start before this time. Default: `sim.duration`.
-        until: TimeV,
-        /// Master seed of the random stream (phases and peers). Default: `sim.seed`.
-        seed: Seed,
-        /// DSCP of the probes. Default: `nic.dscp` of the sender (probes ride the RDMA
-        /// class, as Guo et al. run them).
-        dscp: Dscp,
-    }
-}
-
-leaf!(/// Pingmesh levels: a list of `"tor"`, `"podset"`, `"dc"`.
-Levels -> Vec<PingLevel>, "list of `\"tor\"` \\| `\"podset\"` \\| `\"dc\"`",
-serde_json::json!({ "type": "array", "items": { "enum": ["tor", "podset", "dc"] } }),
-|c, v, k| {
-    let mut out = Vec::new();
-    for (i, x) in c.array(v, k)?.iter().enumerate() {
-        let word = c.string(x, &super::check::idx(k, i))?;
-        match PingLevel::ALL.into_iter().find(|l| l.name() == word) {
-            Some(l) if !out.contains(&l) => out.push(l),
-            Some(_) => {}
-            None => {
-                let msg = format!("unknown level `{word}` (levels: tor, podset, dc)");
-                c.err(super::check::idx(k, i), msg);
-                return None;
-            }
-        }
-    }
-    if out.is_empty() {
-        c.err(k, "give at least one level");
-        return None;
-    }
-    out.sort_unstable();
-    Some(out)
-});
-
 /// The key tables of the workload kinds, for the docs.
 pub const KINDS: &[(&str, &[KeyDoc])] = &[
     ("workload.trace", Trace::KEYS),
@@ -288,7 +226,7 @@ pub const KINDS: &[(&str, &[KeyDoc])] = &[
     ("workload.permutation", Pairs::KEYS),
     ("workload.tor_to_tor", TorToTor::KEYS),
     ("workload.storage_read", StorageRead::KEYS),
-    ("workload.pingmesh", PingmeshT::KEYS),
+    ("workload.pingmesh", super::pingmesh::PingmeshT::KEYS),
 ];
 
 /// Elements of `[[workload]]`.
@@ -300,7 +238,7 @@ impl Items for WorkloadItems {
 }
 
 /// The hosts a selector at `f` picks (`default` when absent; required when `None`).
-fn select(
+pub(super) fn select(
     ctx: &mut Ctx,
     env: &Env<'_>,
     f: &V<Selector>,
@@ -477,44 +415,6 @@ fn storage_read(ctx: &mut Ctx, env: &Env<'_>, t: &StorageRead) -> Option<Workloa
     })
 }
 
-fn positive(ctx: &mut Ctx, f: &V<TimeV>, default: Time, what: &str) -> Option<Time> {
-    match ctx.or(f, default)? {
-        Time::ZERO => {
-            ctx.err(&f.key, format!("{what} must be above zero"));
-            None
-        }
-        t => Some(t),
-    }
-}
-
-fn pingmesh(ctx: &mut Ctx, env: &Env<'_>, t: &PingmeshT) -> Option<Workload> {
-    let hosts = select(ctx, env, &t.hosts, Some("all"));
-    let interval = positive(ctx, &t.interval, Time::from_us(100), "the probe interval");
-    let timeout = positive(ctx, &t.timeout, Time::from_ms(1), "the probe timeout");
-    let size = match ctx.or(&t.size, crate::units::Bytes(512)) {
-        Some(b) if b.0 == 0 => {
-            ctx.err(&t.size.key, "a probe size must be positive");
-            None
-        }
-        b => b.map(|b| b.0),
-    };
-    let levels = ctx.or(&t.levels, PingLevel::ALL.to_vec());
-    let until = ctx.get(&t.until).or(env.duration);
-    let at = ctx.or(&t.at, Time::ZERO);
-    let seed = ctx.or(&t.seed, env.seed as i64);
-    ctx.get(&t.dscp);
-    Some(Workload::Pingmesh {
-        at: at?,
-        hosts: hosts?,
-        interval: interval?,
-        size: size?,
-        levels: levels?,
-        timeout: timeout?,
-        until: until?,
-        seed: seed? as u64,
-    })
-}
-
 /// The flows of a trace file.
 fn trace(ctx: &mut Ctx, env: &Env<'_>, t: &Trace) -> Option<Vec<FlowSpec>> {
     let file = ctx.req(&t.file, "a CSV file path")?;
@@ -568,7 +468,7 @@ pub fn flows(
         "incast" => ctx.with(&v, p, |c, t| incast(c, env, t)),
         "permutation" | "all_to_all" => ctx.with(&v, p, |c, t| pairs(c, env, t, kind)),
         "tor_to_tor" => ctx.with(&v, p, |c, t| tor_to_tor(c, t, env)),
-        "pingmesh" => ctx.with(&v, p, |c, t| pingmesh(c, env, t)),
+        "pingmesh" => ctx.with(&v, p, |c, t| super::pingmesh::pingmesh(c, env, t)),
         _ => ctx.with(&v, p, |c, t| storage_read(c, env, t)),
     };
     let flow_kind = ctx.get(&V::<FlowKindV>::of(t.get("flow_kind"), p, "flow_kind"));

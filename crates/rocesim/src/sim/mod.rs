@@ -18,6 +18,7 @@ mod qp_groups;
 mod results;
 mod retire;
 mod traffic;
+mod warnings;
 
 #[cfg(test)]
 mod invariant_tests;
