@@ -91,6 +91,11 @@ pub fn headroom(a: &Args) -> ExitCode {
     );
     row("pause frame", b.pfc_frame, "the PFC frame itself".into());
     row(
+        "crossing",
+        b.crossing,
+        format!("{frame} B: the frame that crossed XOFF, charged whole to the headroom"),
+    );
+    row(
         "xoff",
         b.xoff(),
         "headroom: the sum above (SONiC `xoff`)".into(),

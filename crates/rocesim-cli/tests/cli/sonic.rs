@@ -6,7 +6,8 @@ use super::rocesim;
 /// `rocesim headroom` prints every term of the delay budget; the values are the arithmetic of
 /// 802.1Qbb / 802.3: 40 m at 5 ns/m is 200 ns, 2 × 200 ns at 100 Gb/s is 5,000 B; a 4096 B
 /// payload travels in a 4096 + 82 + 16 = 4194 B frame, two of them 8,388 B; the 802.3 Annex
-/// 31B maximum response at 100G is 394 quanta × 64 B = 25,216 B; the pause frame 84 B.
+/// 31B maximum response at 100G is 394 quanta × 64 B = 25,216 B; the pause frame 84 B; the
+/// frame that crossed XOFF, one more 4194 B frame.
 #[test]
 fn headroom_prints_the_delay_budget() {
     let o = rocesim(&[
@@ -19,9 +20,10 @@ fn headroom_prints_the_delay_budget() {
         ("frames", 8_388),
         ("response", 25_216),
         ("pause frame", 84),
-        ("xoff", 5_000 + 8_388 + 25_216 + 84),
+        ("crossing", 4_194),
+        ("xoff", 5_000 + 8_388 + 25_216 + 84 + 4_194),
         ("xon", 8_388),
-        ("size", 38_688 + 8_388),
+        ("size", 42_882 + 8_388),
     ] {
         let line = out.lines().find(|l| l.trim_start().starts_with(name));
         let line = line.unwrap_or_else(|| panic!("no `{name}` line in {out}"));
@@ -41,7 +43,7 @@ fn headroom_prints_the_delay_budget() {
     ]);
     let out = String::from_utf8_lossy(&o.stdout);
     assert!(
-        out.contains(&format!(" {} B", 5_000 + 8_388 + 12_500 + 84)),
+        out.contains(&format!(" {} B", 5_000 + 8_388 + 12_500 + 84 + 4_194)),
         "{out}"
     );
 }

@@ -108,8 +108,9 @@ table! {
         xoff: Size => xoff,
         /// Static mode: XON threshold; must not be above `xoff`. Default: `"160KB"`.
         xon: Size => xon,
-        /// Bytes absorbed after XOFF. `"auto"` computes 2 × (delay × rate) + 2 MTU frames +
-        /// peer response per port; a size is fixed (at least one frame of the largest NIC
+        /// Bytes absorbed after XOFF. `"auto"` computes 2 × (delay × rate) + 3 MTU frames
+        /// (the one that crossed XOFF, the one the pause waits behind, the peer's frame in
+        /// progress) + the pause frame + peer response per port; a size is fixed (at least one frame of the largest NIC
         /// MTU, MTU + 82 bytes); a **float** such as `0.5` means that multiple of auto (an
         /// integer is bytes: `2` is 2 bytes, `2.0` is twice auto). Default: `"auto"`.
         headroom: HeadroomV => headroom,

@@ -4,8 +4,14 @@
 //! the pause left (one propagation delay of data), what it sends while the pause travels (a
 //! second propagation delay), the frame the PFC frame waited behind, the frame the peer was
 //! in the middle of, and whatever the peer sends during its response time (802.3 Annex
-//! 31B.3.7 gives the maximum per speed). `headroom = "auto"` reserves exactly that, as
-//! SONiC's buffer calculator does from cable length and speed.
+//! 31B.3.7 gives the maximum per speed), and the frame that crossed XOFF. `headroom = "auto"`
+//! reserves exactly that, as SONiC's buffer calculator does from cable length and speed.
+//!
+//! The last term is this model's: its MMU (like the HPCC ns-3 reference MMU) charges a frame
+//! whole when its last bit has arrived, and the frame that does not fit below the threshold
+//! is the one that lands in the headroom and triggers XOFF, so that frame is in the headroom
+//! before any byte the 802.1Qbb budget counts arrives. (A cut-through, cell-based MMU
+//! decides on the frame's first cells instead.)
 
 use super::params::{pause_response_quanta, quanta_time, Headroom};
 use crate::packet::PFC_WIRE;
@@ -31,6 +37,9 @@ pub struct HeadroomBudget {
     pub response: u64,
     /// The pause frame itself (64 B + preamble and inter-frame gap).
     pub pfc_frame: u64,
+    /// The frame that crossed XOFF: admitted whole to the headroom when its last bit arrived,
+    /// before the pause was decided (one largest frame).
+    pub crossing: u64,
     /// The largest frame the budget assumes, bytes on the wire.
     pub max_frame: u64,
 }
@@ -48,13 +57,14 @@ impl HeadroomBudget {
             frames: 2 * max_frame as u64,
             response: rate.bytes_in(response),
             pfc_frame: PFC_WIRE as u64,
+            crossing: max_frame as u64,
             max_frame: max_frame as u64,
         }
     }
 
     /// SONiC's `xoff` of a lossless profile: the headroom, the sum of every term.
     pub fn xoff(&self) -> u64 {
-        self.in_flight + self.frames + self.response + self.pfc_frame
+        self.in_flight + self.frames + self.response + self.pfc_frame + self.crossing
     }
 
     /// SONiC's `xon`: the hysteresis between pausing and resuming, two of the largest frames
@@ -98,11 +108,12 @@ mod tests {
 
     #[test]
     fn auto_headroom_at_100g_1us() {
-        // 2 × 12,500 B in flight + 2 × 1122 B frames + 394 quanta × 64 B + 84 B.
+        // 2 × 12,500 B in flight + 2 × 1122 B frames + 394 quanta × 64 B + 84 B + the
+        // 1122 B frame that crossed XOFF.
         let resp = response_delay(None, Rate::gbps(100));
         assert_eq!(resp, Time(394 * 5_120));
         let h = auto_headroom(Rate::gbps(100), Time::from_us(1), 5.0, 1122, resp);
-        assert_eq!(h, 25_000 + 2_244 + 25_216 + 84);
+        assert_eq!(h, 25_000 + 2_244 + 25_216 + 84 + 1_122);
     }
 
     #[test]
@@ -113,7 +124,8 @@ mod tests {
         let b = HeadroomBudget::new(Rate::gbps(100), Time::ZERO, 40.0, 4194, resp);
         assert_eq!(b.propagation, Time::from_ns(200));
         assert_eq!((b.in_flight, b.frames, b.response), (5_000, 8_388, 25_216));
-        assert_eq!(b.xoff(), 5_000 + 8_388 + 25_216 + 84);
+        assert_eq!(b.crossing, 4_194);
+        assert_eq!(b.xoff(), 5_000 + 8_388 + 25_216 + 84 + 4_194);
         assert_eq!(b.xon(), 8_388);
         assert_eq!(b.size(), b.xoff() + 8_388);
     }

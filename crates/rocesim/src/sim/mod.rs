@@ -21,6 +21,8 @@ mod traffic;
 mod warnings;
 
 #[cfg(test)]
+mod headroom_tests;
+#[cfg(test)]
 mod invariant_tests;
 #[cfg(test)]
 mod irn_tests;
