@@ -66,6 +66,10 @@ fn auto_headroom_covers_a_switch_peer_at_line_rate() {
     let r = sim.results(0.0);
     let s2_from_s1 = r.ports.iter().find(|p| p.node == "S2" && p.peer == "S1");
     let s2_from_s1 = s2_from_s1.expect("S2's port to S1");
-    assert!(s2_from_s1.pause_tx > 100, "S2 pauses S1: {}", s2_from_s1.pause_tx);
+    assert!(
+        s2_from_s1.pause_tx > 100,
+        "S2 pauses S1: {}",
+        s2_from_s1.pause_tx
+    );
     assert_eq!(r.drops_lossless, 0);
 }
