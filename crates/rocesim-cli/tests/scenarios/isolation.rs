@@ -132,3 +132,35 @@ fn repeated_cips_survive_a_lossy_upstream_link() {
     let dir = run("1.0");
     assert_eq!(summary(dir.path())["isolation"]["cip_rx"], 0);
 }
+
+#[test]
+fn isolation_travels_upstream_hop_by_hop() {
+    // tests/isolation-chain.toml: H1 and H2 cross S0 -> S1 -> S2 into a 3:1 incast at S2. S2
+    // isolates them and signals S1; S1's CFQ, paused by S2 on the CFQ's priority, fills with
+    // their packets (still arriving on class 3) and marks them, so S1 signals S0 (the slides:
+    // "signal upstream to isolate the same flows"). S0 isolates both on a CIP from S1, and
+    // S1 never pauses S0's class 3: only the CFQ's priority is paused between switches.
+    let dir = run_file("tests/isolation-chain.toml", &[]);
+    let s = summary(dir.path());
+    let iso = &s["isolation"];
+    assert_eq!(iso["out_of_order"], 0, "{iso}");
+    let text = std::fs::read_to_string(dir.path().join("isolation.csv")).unwrap();
+    let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+    for flow in ["H1", "H2"] {
+        let at = |event: &str| {
+            rows.iter()
+                .find(|r| r.len() == 5 && r[1] == "S0" && r[3] == flow && r[4] == event)
+                .map(|r| r[0].parse::<u64>().unwrap())
+        };
+        let got = at("cip_received").unwrap_or_else(|| panic!("S0 gets no CIP for {flow}"));
+        assert_eq!(at("isolate"), Some(got), "{flow}: S0 isolates on the CIP");
+    }
+    let ports = std::fs::read_to_string(dir.path().join("ports.csv")).unwrap();
+    let s1_to_s0 = |prio: &str| -> u64 {
+        let r = ports.lines().map(|l| l.split(',').collect::<Vec<_>>());
+        let r = r.filter(|r| r[0] == "S1" && r[2] == "S0" && r[3] == prio);
+        r.map(|r| r[9].parse::<u64>().unwrap()).sum()
+    };
+    assert_eq!(s1_to_s0("3"), 0, "S1 pauses S0's class 3");
+    assert!(s1_to_s0("2") > 0, "S1 pauses S0's CFQ priority");
+}

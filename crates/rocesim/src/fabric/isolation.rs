@@ -341,6 +341,12 @@ impl Switch {
                     e.below_since = Time::NEVER;
                 }
             }
+            // A mark in the CFQ on a packet that came on the class priority: the flow
+            // congests this switch too and the switch upstream has not isolated it.
+            let marked = iso.params.identify == Identify::Ecn && !was_ce && p.ecn == ecn::CE;
+            if marked && place.pg != place.wire {
+                self.isolate(flow, hash, class, out, inl, ctx);
+            }
             return;
         }
         if iso.class_queue[class as usize] != q.0 {
@@ -369,7 +375,8 @@ impl Switch {
     }
 
     /// Entry `e` left queue `q` of `out` on priority `wire` and the marker may have just
-    /// marked it: with `identify = "ecn"`, a mark in a class queue isolates its flow.
+    /// marked it: with `identify = "ecn"`, a mark in a class queue isolates its flow, and a
+    /// mark in a CFQ on a packet that came on the class priority tells the upstream switch.
     pub(crate) fn iso_marked_on_dequeue(
         &mut self,
         e: &QEntry,
@@ -381,8 +388,9 @@ impl Switch {
         let iso = self.isolation.as_deref().expect("isolation on");
         let class = iso.class_of[wire.idx()];
         let p = ctx.packets.get(e.pkt);
+        let in_cfq = iso.cfq_queues & q.bit() != 0;
         if iso.params.identify != Identify::Ecn
-            || iso.class_queue[class as usize] != q.0
+            || iso.class_queue[class as usize] != q.0 && !(in_cfq && e.tc != wire)
             || p.kind != PacketKind::Data
             || p.ecn != ecn::CE
         {
@@ -393,25 +401,33 @@ impl Switch {
     }
 
     /// Isolate `flow` (class `class`) on egress `out`; tell the switch upstream of `inl`.
+    /// A flow already isolated on `out` through a CIP (no upstream port known yet) is only
+    /// signalled upstream: the slides' "signal upstream to isolate the same flows" at every
+    /// hop where the flow congests, so that it travels on the CFQ's priority on every
+    /// switch-to-switch link and PFC pauses the CFQ, not its class, there too.
     fn isolate(&mut self, flow: u32, hash: u32, class: u8, out: u16, inl: u16, ctx: &mut Ctx) {
         let iso = self.isolation.as_deref_mut().expect("isolation on");
         let Some(i) = iso.claim(flow, hash, ctx.now) else {
             ctx.monitor.iso.table_full += 1;
             return;
         };
-        if iso.table[i].isolated && iso.table[i].out == out {
+        let e = &iso.table[i];
+        let already = e.isolated && e.out == out;
+        if already && (e.inp != NO_PORT || inl == NO_PORT) {
             return;
         }
-        let nc = iso.class_queue[class as usize] as usize;
-        let gate = iso.enq[out as usize * 8 + nc];
-        let e = &mut iso.table[i];
-        e.isolated = true;
-        e.class = class;
-        e.out = out;
-        e.gate = gate;
-        e.below_since = Time::NEVER;
-        ctx.monitor.iso.isolated += 1;
-        self.iso_log(out, flow, IsoEvent::Isolate, ctx);
+        if !already {
+            let nc = iso.class_queue[class as usize] as usize;
+            let gate = iso.enq[out as usize * 8 + nc];
+            let e = &mut iso.table[i];
+            e.isolated = true;
+            e.class = class;
+            e.out = out;
+            e.gate = gate;
+            e.below_since = Time::NEVER;
+            ctx.monitor.iso.isolated += 1;
+            self.iso_log(out, flow, IsoEvent::Isolate, ctx);
+        }
         if inl == NO_PORT
             || !self
                 .isolation
