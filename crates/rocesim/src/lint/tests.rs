@@ -151,12 +151,12 @@ fn kmax_above_the_xoff_point_is_found() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert!(f[0].fix.contains("at most 178878 B"), "{}", f[0]);
     assert!(rule(&scenario(&format!("{st}kmax = \"178878B\"")), "ecn").is_empty());
-    // Dynamic, α = 1/16 of a 12 MB buffer less 3 ports × (52,544 headroom + 1248 reserved):
-    // (12,000,000 − 161,376) / 16 = 739,914 B, + 1248 reserved = 741,162 B.
+    // Dynamic, α = 1/16 of a 12 MB buffer less 3 ports × (53,666 headroom + 1248 reserved):
+    // (12,000,000 − 164,742) / 16 = 739,703 B, + 1248 reserved = 740,951 B, less one frame.
     let dy = "[switch.ecn]\nqueues = [3]\n";
-    assert!(rule(&scenario(&format!("{dy}kmax = \"740040B\"")), "ecn").is_empty());
+    assert!(rule(&scenario(&format!("{dy}kmax = \"739829B\"")), "ecn").is_empty());
     assert_eq!(
-        rule(&scenario(&format!("{dy}kmax = \"740041B\"")), "ecn").len(),
+        rule(&scenario(&format!("{dy}kmax = \"739830B\"")), "ecn").len(),
         1
     );
 }
