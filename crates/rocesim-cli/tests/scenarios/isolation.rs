@@ -140,7 +140,7 @@ fn isolation_travels_upstream_hop_by_hop() {
     // their packets (still arriving on class 3) and marks them, so S1 signals S0 (the slides:
     // "signal upstream to isolate the same flows"). S0 isolates both on a CIP from S1, and
     // S1 never pauses S0's class 3: only the CFQ's priority is paused between switches.
-    let dir = run_file("tests/isolation-chain.toml", &[]);
+    let dir = run_file("crates/rocesim-cli/tests/isolation-chain.toml", &[]);
     let s = summary(dir.path());
     let iso = &s["isolation"];
     assert_eq!(iso["out_of_order"], 0, "{iso}");
