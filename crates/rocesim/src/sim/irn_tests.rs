@@ -134,6 +134,14 @@ fn one_loss_among_many_in_flight_retransmits_only_that_packet() {
         (1, 0, 0)
     );
     assert_eq!(f.discarded_bytes, 0, "nothing delivered twice");
+    // nics.csv is written for a lossy run without caches: the sender's row has the one
+    // NACK-driven retransmission, the receiver's the packets it held out of order.
+    let rows: Vec<_> = r.nics.iter().map(|n| (n.node.as_str(), n.caches)).collect();
+    assert_eq!(rows, [("h0", false), ("h1", false)]);
+    let (tx, rx) = (&r.nics[0], &r.nics[1]);
+    assert_eq!((tx.retx_packets, tx.retx_nack, tx.retx_selective), (1, 1, 0));
+    assert_eq!((tx.retx_timeout, tx.ooo_rx, rx.retx_packets), (0, 0, 0));
+    assert_eq!(rx.ooo_rx, c[1].ooo_rx);
     assert!(
         c[1].ooo_rx >= 50,
         "packets after the hole are held: {}",
@@ -259,8 +267,9 @@ fn loss_of_all_frames_drops_acks_and_the_summary_warns_about_unprotected_go_back
     assert!(!warned(&pfc), "PFC protects its class");
     let mut quiet = lossy_path(TransportKind::Gbn, Time::from_ms(1));
     quiet.flows.push(flow(0, 1, Some(1024), Time::ZERO));
+    let quiet = run(quiet).0;
     assert!(
-        run(quiet).0.recovery.is_none(),
-        "go-back-N without loss: no counters"
+        quiet.recovery.is_none() && quiet.nics.is_empty(),
+        "go-back-N without loss: no counters, no nics.csv"
     );
 }
