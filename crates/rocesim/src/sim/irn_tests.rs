@@ -139,7 +139,10 @@ fn one_loss_among_many_in_flight_retransmits_only_that_packet() {
     let rows: Vec<_> = r.nics.iter().map(|n| (n.node.as_str(), n.caches)).collect();
     assert_eq!(rows, [("h0", false), ("h1", false)]);
     let (tx, rx) = (&r.nics[0], &r.nics[1]);
-    assert_eq!((tx.retx_packets, tx.retx_nack, tx.retx_selective), (1, 1, 0));
+    assert_eq!(
+        (tx.retx_packets, tx.retx_nack, tx.retx_selective),
+        (1, 1, 0)
+    );
     assert_eq!((tx.retx_timeout, tx.ooo_rx, rx.retx_packets), (0, 0, 0));
     assert_eq!(rx.ooo_rx, c[1].ooo_rx);
     assert!(
