@@ -108,6 +108,7 @@ impl Sim {
             interrupted: false,
             warmup_done: false,
             stop_requested: false,
+            heavy_event: false,
             groups,
             scenario,
         };
