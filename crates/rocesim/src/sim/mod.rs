@@ -76,6 +76,10 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) stop_requested: bool,
+    /// Set by an event whose work grows with the size of the network (a sampler pass over
+    /// every flow and queue): `progress` is asked after it, not only every 65,536 events, so
+    /// a wall limit or an interrupt is honoured when such events dominate.
+    pub(crate) heavy_event: bool,
     /// The QPs of flows with `qps > 1` (`None` when every flow is one QP).
     pub(crate) groups: Option<qp_groups::QpGroups>,
 }
@@ -99,7 +103,7 @@ impl Sim {
 
     /// Run until `sim.duration`, until every finite flow is done (if `stop_when_done` and no
     /// flow is long-lived), or until `progress` returns false (an interrupt). `progress` is
-    /// called about every 65,536 events.
+    /// called about every 65,536 events, and after every sampler pass.
     pub fn run(&mut self, mut progress: impl FnMut(Progress) -> bool) {
         let end = self.end;
         let mut all_done = false;
@@ -111,7 +115,7 @@ impl Sim {
             }
             self.events += 1;
             self.dispatch(ev);
-            if self.events & 0xFFFF == 0
+            if (self.events & 0xFFFF == 0 || std::mem::take(&mut self.heavy_event))
                 && !progress(Progress {
                     now: self.ctx.events.now(),
                     end,
@@ -269,6 +273,7 @@ impl Sim {
         let next = self
             .sampler
             .sample(now, &mut self.ctx.monitor.flows, cc, &self.switches);
+        self.heavy_event = true;
         if next <= self.end {
             self.ctx.events.schedule(next, Event::Sample);
         }
