@@ -50,9 +50,12 @@ table! {
         /// Traffic class of each DSCP (SONiC `DSCP_TO_TC_MAP`); unmapped DSCPs → TC 0.
         /// Default: `{ 26 = 3, 48 = 6 }`.
         dscp_to_tc: DscpMap => dscp_to_tc,
-        /// Egress queue of each TC; unmapped TCs keep their own number. The ingress priority
-        /// group of a TC is the TC. Default: identity.
+        /// Egress queue of each TC; unmapped TCs keep their own number. Default: identity.
         tc_to_queue: TcMap => tc_to_queue,
+        /// Ingress priority group of each TC (SONiC `TC_TO_PRIORITY_GROUP_MAP`); unmapped
+        /// TCs keep their own number. Ingress bytes, headroom and XOFF/XON are accounted per
+        /// PG; a PG in XOFF pauses every PFC-enabled priority mapped to it. Default: identity.
+        tc_to_pg: TcMap => tc_to_pg,
         /// Lossless (PFC-enabled) traffic classes. Default: `[3]`.
         pfc_enable: TcList => pfc_enable,
         /// Dynamic (α = 2^dynamic_th of the free shared buffer) or static (byte) thresholds.
@@ -282,9 +285,10 @@ fn apply_config_db(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) -> Vec<&'sta
 
 /// The keys of `t` that a `config_db` import also set (a conflict).
 fn conflicts(ctx: &mut Ctx, t: &Switch, set: &[&'static str]) {
-    let given: [(&str, bool, &str); 11] = [
+    let given: [(&str, bool, &str); 12] = [
         ("dscp_to_tc", t.dscp_to_tc.given(), "DSCP_TO_TC_MAP"),
         ("tc_to_queue", t.tc_to_queue.given(), "TC_TO_QUEUE_MAP"),
+        ("tc_to_pg", t.tc_to_pg.given(), "TC_TO_PRIORITY_GROUP_MAP"),
         (
             "pfc_enable",
             t.pfc_enable.given(),

@@ -24,6 +24,8 @@ mod warnings;
 mod invariant_tests;
 #[cfg(test)]
 mod irn_tests;
+#[cfg(test)]
+mod pg_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
