@@ -11,7 +11,7 @@ use super::declare::{Leaf, Store, SubTable, Table, TypeDoc, V};
 use super::leaf::{
     choice, Bool, HeadroomV, Int, Length, Paths, Prob, Size, TcList, TimeAuto, TimeV,
 };
-use super::lists::{DscpMap, Scheduler, TcMap};
+use super::lists::{DscpMap, Names, Scheduler, TcMap};
 use super::overlay::{check_node, layer, Layered, Named, Origins, Resolved};
 use crate::fabric::params::{
     BufferMode, Detection, EcnParams, Headroom, LosslessParams, LossyParams, MarkOn, QueueSched,
@@ -45,6 +45,11 @@ table! {
         /// A list is merged in order (e.g. SONiC's `qos.json` and `buffers.json`).
         /// Default: none.
         config_db: Paths,
+        /// SONiC port names of the switch's ports in local port order (the order of its
+        /// links), e.g. `["Ethernet0", "Ethernet8"]`: a `config_db` file's per-port entries
+        /// go to the port of that name, entries for other names are warnings, and lint
+        /// names ports by them. Default: the file's `EthernetN` ports sorted by N, in order.
+        port_names: Names,
         /// Total shared buffer of the switch; above zero. Default: `"12MB"`.
         buffer_size: Size,
         /// Traffic class of each DSCP (SONiC `DSCP_TO_TC_MAP`); unmapped DSCPs → TC 0.
@@ -254,6 +259,17 @@ impl Store<[QueueSched; 8]> for Vec<(u8, QueueSched)> {
 /// Read the `config_db` files of `t` onto `p`; errors name the file, the JSON path and the
 /// key. Returns the scenario keys the files set.
 fn apply_config_db(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) -> Vec<&'static str> {
+    let names = ctx.get(&t.port_names);
+    if let Some(n) = &names {
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, x) in n.iter().enumerate() {
+            if !seen.insert(x) {
+                let k = format!("{}[{i}]", t.port_names.key);
+                ctx.err(k, format!("port name `{x}` appears twice"));
+            }
+        }
+        p.config_ports.clone_from(n);
+    }
     let Some(paths) = ctx.get(&t.config_db) else {
         return Vec::new();
     };
@@ -273,7 +289,7 @@ fn apply_config_db(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) -> Vec<&'sta
         return Vec::new();
     }
     let name = paths.join(" + ");
-    let db = super::config_db::import(&files, p);
+    let db = super::config_db::import(&files, p, names.as_deref());
     for e in &db.errors {
         ctx.err(&key, format!("{name}: {e}"));
     }
