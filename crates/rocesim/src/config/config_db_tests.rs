@@ -28,7 +28,7 @@ fn the_linkedin_file_gives_the_seed_classes() {
     );
     assert_eq!(p.pfc_enable, 1 << 3);
     assert_eq!(p.scheduler[0], QueueSched::Dwrr(30));
-    assert_eq!(p.scheduler[3], QueueSched::Dwrr(70));
+    assert_eq!(p.scheduler[3], QueueSched::Dwrr(80));
     assert_eq!(p.scheduler[6], QueueSched::Strict);
     let e = p.ecn.unwrap();
     assert_eq!(
@@ -38,7 +38,7 @@ fn the_linkedin_file_gives_the_seed_classes() {
     assert_eq!(p.buffer_size, Bytes(12_000_000));
     // No lossless BUFFER_PG entry: the headroom is derived from speed and cable.
     assert_eq!(p.lossless.headroom, Headroom::Auto);
-    assert_eq!(p.port_cable_m, vec![5.0; 8]);
+    assert_eq!(p.port_cable_m, vec![5.0; 9]);
     let w = p.pfc_watchdog.unwrap();
     assert_eq!(w.detection_time, crate::units::Time::from_ms(200));
     assert_eq!(w.poll_interval, crate::units::Time::from_ms(100));
