@@ -6,11 +6,14 @@
 
 mod buffers;
 mod classes;
+mod collapse;
 mod ecn;
 mod watchdog;
 
 use std::collections::BTreeSet;
 use std::fmt;
+
+pub use collapse::collapse;
 
 use crate::config::Scenario;
 use crate::nic::params::NicParams;
