@@ -189,7 +189,8 @@ impl Switch {
             int: pkt.flags & flags::INT != 0,
             replica,
         };
-        if lossless && !self.xoff[inl].held(tc) && self.mmu.over_xoff(inl, pg) {
+        let pg_prios = self.pg_prios[pg.idx()];
+        if lossless && self.xoff[inl].mask & pg_prios != pg_prios && self.mmu.over_xoff(inl, pg) {
             self.pause_pg(inl, pg, ctx);
         }
         self.ports[outl].enqueue(q, entry);
