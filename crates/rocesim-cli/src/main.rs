@@ -263,10 +263,10 @@ fn lint(path: &Path, set: &[String]) -> ExitCode {
     if let Err(e) = Sim::new(sc) {
         return bad_scenario(path, &e.0);
     }
-    for w in &warnings {
+    for w in rocesim::lint::collapse(&warnings) {
         println!("{}: warning: {w}", path.display());
     }
-    for f in &findings {
+    for f in rocesim::lint::collapse(&findings) {
         println!("{}: {f}", path.display());
     }
     if findings.is_empty() {
@@ -283,10 +283,9 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
         Ok(sc) => sc,
         Err(code) => return code,
     };
-    for f in rocesim::lint::import_warnings(&sc)
-        .iter()
-        .chain(&rocesim::lint::lint(&sc))
-    {
+    let mut findings = rocesim::lint::import_warnings(&sc);
+    findings.extend(rocesim::lint::lint(&sc));
+    for f in rocesim::lint::collapse(&findings) {
         eprintln!("warning: {}: {f}", path.display());
     }
     let key = if out.is_some() { "--out" } else { "output.dir" };

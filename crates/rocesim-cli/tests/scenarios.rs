@@ -859,7 +859,8 @@ fn storage_tcp_drops(dir: &Path) -> (f64, f64, [u64; 8]) {
 }
 
 /// The seed's qualification test (LinkedIn, "Scaling storage in the datacenter with RoCE"):
-/// with the RoCE QoS and DWRR weights 8 (queue 3) : 3 (queue 0), the client's 25G link splits
+/// with the RoCE QoS of scenarios/sonic/config_db.json (SONiC tables, DWRR weights 80 for
+/// queue 3 and 30 for queue 0), the client's 25G link splits
 /// 8/11 and 3/11 of the wire: 18.2 Gb/s of wire is 18.2 × 1024/1106 = 16.8 Gb/s of storage,
 /// 6.8 Gb/s of wire 6.8 × 1460/1538 = 6.5 Gb/s of TCP (the seed: ~17 and 6–7), and lossless
 /// queue 3 never drops while the TCP queue does. Without the QoS everything shares queue 0,

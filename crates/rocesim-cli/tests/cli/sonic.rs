@@ -148,7 +148,7 @@ fn config_db_import_warnings_do_not_fail_lint() {
         "{out}"
     );
     assert!(
-        out.contains("the file configures 8 ports, the switch has 3: Ethernet12 to Ethernet28"),
+        out.contains("names 9 ports, the switch has 3: Ethernet12 to Ethernet32"),
         "{out}"
     );
 }

@@ -79,6 +79,20 @@ impl Db {
         db
     }
 
+    /// Use the switch's `port_names` (local port order) instead of the sorted file names;
+    /// the file's other ports are warnings.
+    fn name_ports(&mut self, names: &[String]) {
+        let file = std::mem::take(&mut self.ports);
+        self.warnings
+            .retain(|w| !w.contains("is not named EthernetN"));
+        for n in file.iter().filter(|n| !names.contains(n)) {
+            self.warnings.push(format!(
+                "port `{n}` is not in switch.port_names: its entries are ignored"
+            ));
+        }
+        self.ports = names.to_vec();
+    }
+
     /// Every port named in a port-keyed table or in CABLE_LENGTH, in port order.
     fn port_names(&mut self) -> Vec<String> {
         let mut names: Vec<String> = Vec::new();
@@ -174,8 +188,11 @@ const KNOWN: &[&str] = &[
 ];
 
 /// Read `files` onto `p`. Returns the import record: errors and warnings name the JSON path.
-pub fn import(files: &[(String, Value)], p: &mut SwitchParams) -> Db {
+pub fn import(files: &[(String, Value)], p: &mut SwitchParams, names: Option<&[String]>) -> Db {
     let mut db = Db::new(files);
+    if let Some(names) = names {
+        db.name_ports(names);
+    }
     if !db.errors.is_empty() {
         return db;
     }

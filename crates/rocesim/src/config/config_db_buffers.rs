@@ -34,12 +34,13 @@ fn named(db: &Db, e: &Map<String, Value>) -> Option<(String, Map<String, Value>)
 pub fn pgs(db: &mut Db, p: &mut SwitchParams) {
     let mut done: Option<String> = None;
     let mut lossy_warned = false;
+    let lossless_pgs = p.lossless_pgs();
     for (pg, k, e) in ranged(db, "BUFFER_PG") {
         let Some((name, prof)) = named(db, &e) else {
             continue;
         };
         let path = format!("BUFFER_PROFILE|{name}");
-        if p.pfc_enable & (1 << pg) == 0 {
+        if lossless_pgs & (1 << pg) == 0 {
             if !lossy_warned {
                 let msg = "ingress limits of lossy PGs are not modelled (lossy traffic is limited at its egress queue)";
                 db.warn(&format!("BUFFER_PG|{k}"), msg);

@@ -99,9 +99,9 @@ fn per_port_tables(p: &SwitchParams, names: &[String], root: &mut Map<String, Va
             "tc_to_pg_map": "ROCESIM", "pfc_to_queue_map": "ROCESIM",
             "pfc_enable": tc_list(p.pfc_enable) }),
         );
-        for tc in (0..8).filter(|t| p.pfc_enable & (1 << t) != 0) {
+        for g in (0..8).filter(|g| p.lossless_pgs() & (1 << g) != 0) {
             pg.insert(
-                format!("{n}|{tc}"),
+                format!("{n}|{g}"),
                 json!({ "profile": "pg_lossless_profile" }),
             );
         }
@@ -175,7 +175,6 @@ fn inexpressible(p: &SwitchParams, notes: &mut Vec<String>) {
 pub fn export(p: &SwitchParams, ports: usize) -> (Value, Vec<String>) {
     let mut notes = Vec::new();
     let mut root = Map::new();
-    let identity: Vec<u8> = (0..8).collect();
     root.insert(
         "DSCP_TO_TC_MAP".into(),
         json!({ "ROCESIM": map(&p.dscp_to_tc) }),
@@ -186,7 +185,7 @@ pub fn export(p: &SwitchParams, ports: usize) -> (Value, Vec<String>) {
     );
     root.insert(
         "TC_TO_PRIORITY_GROUP_MAP".into(),
-        json!({ "ROCESIM": map(&identity) }),
+        json!({ "ROCESIM": map(&p.tc_to_pg) }),
     );
     root.insert(
         "MAP_PFC_PRIORITY_TO_QUEUE".into(),

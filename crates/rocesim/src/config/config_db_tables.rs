@@ -100,7 +100,6 @@ pub fn qos_maps(db: &mut Db, p: &mut SwitchParams) {
         ("tc_to_pg_map", "TC_TO_PRIORITY_GROUP_MAP"),
         ("pfc_to_queue_map", "MAP_PFC_PRIORITY_TO_QUEUE"),
     ];
-    let mut tc_to_pg = [0, 1, 2, 3, 4, 5, 6, 7];
     let mut pfc_to_queue = [0, 1, 2, 3, 4, 5, 6, 7];
     for (f, t) in maps {
         let Some(name) = map_of(f) else { continue };
@@ -121,7 +120,10 @@ pub fn qos_maps(db: &mut Db, p: &mut SwitchParams) {
                 read_map(db, t, &name, 8, &mut p.tc_to_queue);
                 db.keys.push("tc_to_queue");
             }
-            "TC_TO_PRIORITY_GROUP_MAP" => read_map(db, t, &name, 8, &mut tc_to_pg),
+            "TC_TO_PRIORITY_GROUP_MAP" => {
+                read_map(db, t, &name, 8, &mut p.tc_to_pg);
+                db.keys.push("tc_to_pg");
+            }
             _ => read_map(db, t, &name, 8, &mut pfc_to_queue),
         }
     }
@@ -131,10 +133,6 @@ pub fn qos_maps(db: &mut Db, p: &mut SwitchParams) {
         db.keys.push("pfc_enable");
     }
     for tc in (0..8).filter(|t| p.pfc_enable & (1 << t) != 0) {
-        if tc_to_pg[tc] as usize != tc {
-            let msg = format!("lossless TC {tc} is in PG {}; rocesim accounts a lossless TC in the PG of its own number", tc_to_pg[tc]);
-            db.warn(&format!("TC_TO_PRIORITY_GROUP_MAP.{tc}"), msg);
-        }
         if pfc_to_queue[tc] != p.tc_to_queue[tc] {
             let msg = format!("PFC priority {tc} pauses queue {}, but TC {tc} is in queue {}; rocesim pauses the TC's queue", pfc_to_queue[tc], p.tc_to_queue[tc]);
             db.warn(&format!("MAP_PFC_PRIORITY_TO_QUEUE.{tc}"), msg);

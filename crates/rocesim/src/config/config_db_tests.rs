@@ -28,7 +28,7 @@ fn the_linkedin_file_gives_the_seed_classes() {
     );
     assert_eq!(p.pfc_enable, 1 << 3);
     assert_eq!(p.scheduler[0], QueueSched::Dwrr(30));
-    assert_eq!(p.scheduler[3], QueueSched::Dwrr(70));
+    assert_eq!(p.scheduler[3], QueueSched::Dwrr(80));
     assert_eq!(p.scheduler[6], QueueSched::Strict);
     let e = p.ecn.unwrap();
     assert_eq!(
@@ -38,7 +38,7 @@ fn the_linkedin_file_gives_the_seed_classes() {
     assert_eq!(p.buffer_size, Bytes(12_000_000));
     // No lossless BUFFER_PG entry: the headroom is derived from speed and cable.
     assert_eq!(p.lossless.headroom, Headroom::Auto);
-    assert_eq!(p.port_cable_m, vec![5.0; 8]);
+    assert_eq!(p.port_cable_m, vec![5.0; 9]);
     let w = p.pfc_watchdog.unwrap();
     assert_eq!(w.detection_time, crate::units::Time::from_ms(200));
     assert_eq!(w.poll_interval, crate::units::Time::from_ms(100));
@@ -166,5 +166,45 @@ fn export_then_import_gives_the_same_switch() {
          ecn = { queues = [5], kmin = \"10KB\", kmax = \"90KB\", pmax = 0.2 }\n\
          scheduler = { 7 = \"strict\", 0 = { dwrr = 3 } }\n\
          pfc_watchdog = { detection_time = \"50ms\", restoration_time = \"300ms\", poll_interval = \"10ms\", action = \"forward\" }",
+    );
+}
+
+#[test]
+fn port_names_place_the_files_ports() {
+    // The file has cables for Ethernet0 (5 m), Ethernet4 (40 m) and Ethernet8 (300 m).
+    let dir = tempfile::tempdir().unwrap();
+    let json = r#"{"CABLE_LENGTH": {"AZURE": {"Ethernet0": "5m", "Ethernet4": "40m", "Ethernet8": "300m"}}}"#;
+    std::fs::write(dir.path().join("db.json"), json).unwrap();
+    let load = |names: &str| {
+        let text = format!(
+            "[sim]\nduration = \"1ms\"\n[topology]\nkind = \"star\"\nhosts = 3\n\
+             link = {{ rate = \"100Gbps\", delay = \"1us\" }}\n[switch]\nconfig_db = \"db.json\"\n{names}\n"
+        );
+        load_str(&text, "t.toml", dir.path(), &[])
+    };
+    // Default: sorted by N, in local port order.
+    let p = load("").unwrap().switches[0].clone();
+    assert_eq!(p.port_cable_m, vec![5.0, 40.0, 300.0]);
+    assert_eq!(p.config_ports, ["Ethernet0", "Ethernet4", "Ethernet8"]);
+    // Explicit: port 0 is Ethernet8, port 1 Ethernet0, port 2 Ethernet12 (not in the file:
+    // the default 5 m); Ethernet4 is not a port of the switch, a warning.
+    let sc = load("port_names = [\"Ethernet8\", \"Ethernet0\", \"Ethernet12\"]").unwrap();
+    let p = &sc.switches[0];
+    assert_eq!(p.port_cable_m[..2], [300.0, 5.0]);
+    assert_eq!(p.cable_of(2), 5.0);
+    assert_eq!(p.config_ports, ["Ethernet8", "Ethernet0", "Ethernet12"]);
+    assert!(
+        p.config_warnings
+            .iter()
+            .any(|w| w.contains("port `Ethernet4` is not in switch.port_names")),
+        "{:?}",
+        p.config_warnings
+    );
+    let e = load("port_names = [\"Ethernet0\", \"Ethernet0\"]").unwrap_err();
+    assert!(
+        e.0.iter().any(|e| e
+            .to_string()
+            .contains("switch.port_names[1]: port name `Ethernet0` appears twice")),
+        "{e:?}"
     );
 }

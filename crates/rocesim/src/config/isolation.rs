@@ -164,6 +164,10 @@ pub fn validate(ctx: &mut Ctx, p: &SwitchParams, o: &Origins) {
     if iso.cfq.iter().all(Option::is_none) {
         ctx.err(&key, "isolation is on but no class has a CFQ (e.g. cfq = { 3 = { priority = 2, queue = 2 } })");
     }
+    if p.tc_to_pg != [0, 1, 2, 3, 4, 5, 6, 7] {
+        let msg = "congestion isolation needs each TC in the priority group of its own number (the identity map)";
+        ctx.err(o.key("tc_to_pg"), msg);
+    }
     let mut used_tc = 0u8;
     for tc in p.dscp_to_tc {
         used_tc |= 1 << tc;

@@ -11,7 +11,7 @@ use super::declare::{Leaf, Store, SubTable, Table, TypeDoc, V};
 use super::leaf::{
     choice, Bool, HeadroomV, Int, Length, Paths, Prob, Size, TcList, TimeAuto, TimeV,
 };
-use super::lists::{DscpMap, Scheduler, TcMap};
+use super::lists::{DscpMap, Names, Scheduler, TcMap};
 use super::overlay::{check_node, layer, Layered, Named, Origins, Resolved};
 use crate::fabric::params::{
     BufferMode, Detection, EcnParams, Headroom, LosslessParams, LossyParams, MarkOn, QueueSched,
@@ -45,14 +45,22 @@ table! {
         /// A list is merged in order (e.g. SONiC's `qos.json` and `buffers.json`).
         /// Default: none.
         config_db: Paths,
+        /// SONiC port names of the switch's ports in local port order (the order of its
+        /// links), e.g. `["Ethernet0", "Ethernet8"]`: a `config_db` file's per-port entries
+        /// go to the port of that name, entries for other names are warnings, and lint
+        /// names ports by them. Default: the file's `EthernetN` ports sorted by N, in order.
+        port_names: Names,
         /// Total shared buffer of the switch; above zero. Default: `"12MB"`.
         buffer_size: Size,
         /// Traffic class of each DSCP (SONiC `DSCP_TO_TC_MAP`); unmapped DSCPs → TC 0.
         /// Default: `{ 26 = 3, 48 = 6 }`.
         dscp_to_tc: DscpMap => dscp_to_tc,
-        /// Egress queue of each TC; unmapped TCs keep their own number. The ingress priority
-        /// group of a TC is the TC. Default: identity.
+        /// Egress queue of each TC; unmapped TCs keep their own number. Default: identity.
         tc_to_queue: TcMap => tc_to_queue,
+        /// Ingress priority group of each TC (SONiC `TC_TO_PRIORITY_GROUP_MAP`); unmapped
+        /// TCs keep their own number. Ingress bytes, headroom and XOFF/XON are accounted per
+        /// PG; a PG in XOFF pauses every PFC-enabled priority mapped to it. Default: identity.
+        tc_to_pg: TcMap => tc_to_pg,
         /// Lossless (PFC-enabled) traffic classes. Default: `[3]`.
         pfc_enable: TcList => pfc_enable,
         /// Dynamic (α = 2^dynamic_th of the free shared buffer) or static (byte) thresholds.
@@ -252,6 +260,17 @@ impl Store<[QueueSched; 8]> for Vec<(u8, QueueSched)> {
 /// Read the `config_db` files of `t` onto `p`; errors name the file, the JSON path and the
 /// key. Returns the scenario keys the files set.
 fn apply_config_db(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) -> Vec<&'static str> {
+    let names = ctx.get(&t.port_names);
+    if let Some(n) = &names {
+        let mut seen = std::collections::BTreeSet::new();
+        for (i, x) in n.iter().enumerate() {
+            if !seen.insert(x) {
+                let k = format!("{}[{i}]", t.port_names.key);
+                ctx.err(k, format!("port name `{x}` appears twice"));
+            }
+        }
+        p.config_ports.clone_from(n);
+    }
     let Some(paths) = ctx.get(&t.config_db) else {
         return Vec::new();
     };
@@ -271,7 +290,7 @@ fn apply_config_db(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) -> Vec<&'sta
         return Vec::new();
     }
     let name = paths.join(" + ");
-    let db = super::config_db::import(&files, p);
+    let db = super::config_db::import(&files, p, names.as_deref());
     for e in &db.errors {
         ctx.err(&key, format!("{name}: {e}"));
     }
@@ -283,9 +302,10 @@ fn apply_config_db(ctx: &mut Ctx, t: &Switch, p: &mut SwitchParams) -> Vec<&'sta
 
 /// The keys of `t` that a `config_db` import also set (a conflict).
 fn conflicts(ctx: &mut Ctx, t: &Switch, set: &[&'static str]) {
-    let given: [(&str, bool, &str); 11] = [
+    let given: [(&str, bool, &str); 12] = [
         ("dscp_to_tc", t.dscp_to_tc.given(), "DSCP_TO_TC_MAP"),
         ("tc_to_queue", t.tc_to_queue.given(), "TC_TO_QUEUE_MAP"),
+        ("tc_to_pg", t.tc_to_pg.given(), "TC_TO_PRIORITY_GROUP_MAP"),
         (
             "pfc_enable",
             t.pfc_enable.given(),

@@ -1,7 +1,7 @@
 //! `[tcp]`: parameters of the TCP flows (`kind = "tcp"`), shared by every host.
 
 use super::check::Ctx;
-use super::leaf::{choice, Gain, Int, PosTime};
+use super::leaf::{choice, Bool, Gain, Int, PosTime};
 use crate::nic::tcp::{TcpCc, TcpParams};
 use crate::table;
 
@@ -26,6 +26,15 @@ table! {
         cc: TcpCcV,
         /// DCTCP's gain g of the marked-fraction estimate. Default: `0.0625`.
         dctcp_g: Gain,
+        /// RACK time-based loss detection (RFC 8985 §6), on by default in Linux
+        /// (`net.ipv4.tcp_recovery`): lost segments, retransmissions included, are found one
+        /// RTT after a later segment is delivered instead of at the RTO. Default: `true`.
+        rack: Bool,
+        /// Tail loss probes (RFC 8985 §7), on by default in Linux
+        /// (`net.ipv4.tcp_early_retrans`): after 2 × SRTT without an ACK the highest
+        /// segment is resent so that RACK can find the losses before it. Needs `rack`.
+        /// Default: `true`.
+        tlp: Bool,
     }
 }
 
@@ -43,6 +52,18 @@ pub fn resolve(ctx: &mut Ctx, t: &Tcp) -> TcpParams {
     }
     if let Some(x) = ctx.get(&t.dctcp_g) {
         p.dctcp_g = x;
+    }
+    if let Some(x) = ctx.get(&t.rack) {
+        p.rack = x;
+    }
+    if let Some(x) = ctx.get(&t.tlp) {
+        p.tlp = x;
+    }
+    if p.tlp && !p.rack && t.tlp.given() {
+        ctx.err(
+            &t.tlp.key,
+            "tail loss probes need RACK (tcp.rack = true) to find the losses they reveal",
+        );
     }
     p
 }

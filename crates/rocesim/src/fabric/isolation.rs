@@ -271,7 +271,7 @@ impl Switch {
         let p = *ctx.packets.get(pkt_id);
         let q = QueueId(self.tc_to_queue[tc.idx()].0);
         let mut place = Placement {
-            pg: tc,
+            pg: self.tc_to_pg[tc.idx()],
             queue: q,
             wire: tc,
         };

@@ -50,7 +50,8 @@ pub struct Mmu {
     xon_offset: u64,
     lossy_limit: u64,
     lossy_reserved: u64,
-    pfc_enable: u8,
+    /// Bitmask of lossless priority groups (those a PFC-enabled TC maps to).
+    lossless_pgs: u8,
     /// Bytes of the shared pool (buffer minus all reserved space and headroom).
     pub shared_pool: u64,
     /// Headroom of each lossless PG, per local port.
@@ -78,7 +79,8 @@ impl Mmu {
     /// Errors when reserved space and headroom do not fit in the buffer.
     pub fn new(p: &SwitchParams, headroom: Vec<u64>) -> Result<Mmu, String> {
         let ports = headroom.len();
-        let lossless_pgs = p.pfc_enable.count_ones() as u64;
+        let lossless_mask = p.lossless_pgs();
+        let lossless_pgs = lossless_mask.count_ones() as u64;
         let lossy_pgs = 8 - lossless_pgs;
         // Saturating: absurd sizes must end in the error below, not an overflow.
         let set_aside: u64 = headroom
@@ -102,7 +104,7 @@ impl Mmu {
             xon_offset: p.lossless.xon_offset.0,
             lossy_limit: p.lossy.limit.0,
             lossy_reserved: p.lossy.reserved.0,
-            pfc_enable: p.pfc_enable,
+            lossless_pgs: lossless_mask,
             shared_pool: buffer - set_aside,
             headroom,
             pg: vec![PgAcct::default(); ports * 8],
@@ -115,7 +117,7 @@ impl Mmu {
 
     #[inline]
     fn reserved_of(&self, pg: Priority) -> u64 {
-        if self.pfc_enable & pg.bit() != 0 {
+        if self.lossless_pgs & pg.bit() != 0 {
             self.reserved
         } else {
             0
@@ -357,6 +359,20 @@ mod tests {
         }
         assert!(m.under_xon(0, P3));
         assert_eq!(m.pg_bytes(0, P3), 5_000);
+    }
+
+    #[test]
+    fn lossless_pgs_follow_tc_to_pg() {
+        // TCs 3 and 4 lossless, both in PG 3: one lossless PG, so one headroom and one
+        // reserved size per port are set aside (1 MB - 2 × (3000 + 1000)), and PG 4 is lossy.
+        let mut p = static_params();
+        p.pfc_enable = 0b1_1000;
+        p.tc_to_pg = [0, 1, 2, 3, 3, 5, 6, 7];
+        p.lossless.reserved = Bytes(1_000);
+        let m = Mmu::new(&p, vec![3_000, 3_000]).unwrap();
+        assert_eq!(m.shared_pool, 1_000_000 - 2 * 4_000);
+        assert_eq!(m.reserved_of(P3), 1_000);
+        assert_eq!(m.reserved_of(Priority(4)), 0);
     }
 
     #[test]

@@ -143,8 +143,12 @@ pub struct SwitchParams {
     pub buffer_size: Bytes,
     /// DSCP → traffic class (SONiC DSCP_TO_TC_MAP); unmapped DSCPs go to TC 0.
     pub dscp_to_tc: [u8; 64],
-    /// TC → egress queue (identity unless given). The priority group of a TC is the TC.
+    /// TC → egress queue (identity unless given).
     pub tc_to_queue: [u8; 8],
+    /// TC → ingress priority group (SONiC `TC_TO_PRIORITY_GROUP_MAP`; identity unless
+    /// given): the MMU accounts ingress bytes, headroom and XOFF/XON per PG, and a PG in
+    /// XOFF pauses every PFC-enabled priority mapped to it.
+    pub tc_to_pg: [u8; 8],
     /// Bitmask of lossless (PFC-enabled) traffic classes.
     pub pfc_enable: u8,
     /// Static or dynamic thresholds.
@@ -211,6 +215,7 @@ impl Default for SwitchParams {
             buffer_size: Bytes(12_000_000),
             dscp_to_tc,
             tc_to_queue: [0, 1, 2, 3, 4, 5, 6, 7],
+            tc_to_pg: [0, 1, 2, 3, 4, 5, 6, 7],
             pfc_enable: 1 << 3,
             buffer_mode: BufferMode::Dynamic,
             lossless: LosslessParams {
@@ -245,6 +250,23 @@ impl Default for SwitchParams {
 }
 
 impl SwitchParams {
+    /// Bitmask of lossless ingress priority groups: the PGs that a PFC-enabled TC maps to.
+    pub fn lossless_pgs(&self) -> u8 {
+        (0..8)
+            .filter(|&tc| self.pfc_enable & (1 << tc) != 0)
+            .fold(0, |m, tc| m | 1 << (self.tc_to_pg[tc] & 7))
+    }
+
+    /// For each PG, the bitmask of PFC-enabled priorities (TCs) mapped to it: the
+    /// priorities an XOFF of that PG pauses.
+    pub fn pg_priorities(&self) -> [u8; 8] {
+        let mut out = [0u8; 8];
+        for tc in (0..8).filter(|&tc| self.pfc_enable & (1 << tc) != 0) {
+            out[(self.tc_to_pg[tc] & 7) as usize] |= 1 << tc;
+        }
+        out
+    }
+
     /// Cable length of local port `port`, metres.
     pub fn cable_of(&self, port: usize) -> f64 {
         self.port_cable_m

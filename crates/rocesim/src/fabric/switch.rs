@@ -35,6 +35,12 @@ pub struct Switch {
     pub tc_to_queue: [QueueId; 8],
     /// DSCP → TC (SONiC `DSCP_TO_TC_MAP`).
     pub dscp_to_tc: [u8; 64],
+    /// TC → ingress priority group (SONiC `TC_TO_PRIORITY_GROUP_MAP`).
+    pub tc_to_pg: [Priority; 8],
+    /// For each PG, the PFC-enabled priorities mapped to it (what its XOFF pauses).
+    pub pg_prios: [u8; 8],
+    /// `tc_to_pg` is the identity: a queued entry's PG is also its wire priority.
+    pub pg_identity: bool,
     /// Its ports, by local index.
     pub ports: Vec<Port>,
     /// Ingress XOFF held per local port: the priorities for which it holds its peer paused.
@@ -135,7 +141,7 @@ impl Switch {
         let tc = self.tc_of(ctx.packets.get(pkt_id).dscp);
         let place = match self.isolation {
             None => Placement {
-                pg: tc,
+                pg: self.tc_to_pg[tc.idx()],
                 queue: self.tc_to_queue[tc.idx()],
                 wire: tc,
             },
@@ -183,9 +189,9 @@ impl Switch {
             int: pkt.flags & flags::INT != 0,
             replica,
         };
-        if lossless && !self.xoff[inl].held(pg) && self.mmu.over_xoff(inl, pg) {
-            let quanta = self.pfc_quanta;
-            self.ports[inl].send_xoff(&mut self.xoff[inl], pg, quanta, ctx);
+        let pg_prios = self.pg_prios[pg.idx()];
+        if lossless && self.xoff[inl].mask & pg_prios != pg_prios && self.mmu.over_xoff(inl, pg) {
+            self.pause_pg(inl, pg, ctx);
         }
         self.ports[outl].enqueue(q, entry);
         if let Some(e) = self.marker.marks(q) {
@@ -242,7 +248,8 @@ impl Switch {
         let out = l as usize;
         self.release(&e, out, q, ctx);
         let prio = match &self.isolation {
-            None => e.tc,
+            None if self.pg_identity => e.tc,
+            None => Priority(ctx.packets.get(e.pkt).tc),
             Some(iso) => iso.wire_prio(q, e.tc),
         };
         if let Some(ecn) = self.marker.marks(q) {
@@ -282,8 +289,34 @@ impl Switch {
         if self.isolation.is_some() {
             self.iso_left(e, out, q, ctx);
         }
-        if e.lossless && self.xoff[inl].held(e.tc) && self.mmu.under_xon(inl, e.tc) {
-            self.ports[inl].send_xon(&mut self.xoff[inl], e.tc, ctx);
+        if e.lossless && self.xoff[inl].mask & self.pg_prios[e.tc.idx()] != 0 {
+            self.resume_pg(inl, e.tc, ctx);
+        }
+    }
+
+    /// Ingress PG `pg` of local port `inl` crossed XOFF: pause every PFC-enabled priority
+    /// mapped to it that is not paused yet (one frame each, lowest priority first).
+    fn pause_pg(&mut self, inl: usize, pg: Priority, ctx: &mut Ctx) {
+        let mut m = self.pg_prios[pg.idx()] & !self.xoff[inl].mask;
+        while m != 0 {
+            let prio = Priority(m.trailing_zeros() as u8);
+            m &= m - 1;
+            let quanta = self.pfc_quanta;
+            self.ports[inl].send_xoff(&mut self.xoff[inl], prio, quanta, ctx);
+        }
+    }
+
+    /// Resume the priorities of PG `pg` on local port `inl` if the PG fell below XON.
+    #[inline]
+    fn resume_pg(&mut self, inl: usize, pg: Priority, ctx: &mut Ctx) {
+        if !self.mmu.under_xon(inl, pg) {
+            return;
+        }
+        let mut m = self.pg_prios[pg.idx()] & self.xoff[inl].mask;
+        while m != 0 {
+            let prio = Priority(m.trailing_zeros() as u8);
+            m &= m - 1;
+            self.ports[inl].send_xon(&mut self.xoff[inl], prio, ctx);
         }
     }
 
@@ -315,7 +348,7 @@ impl Switch {
         if !self.ports[l].refresh_due(&self.xoff[l], prio, ctx.now) {
             return;
         }
-        if self.mmu.under_xon(l, prio) {
+        if self.mmu.under_xon(l, self.tc_to_pg[prio.idx()]) {
             self.ports[l].send_xon(&mut self.xoff[l], prio, ctx);
         } else {
             let quanta = self.pfc_quanta;

@@ -2,7 +2,7 @@
 //! every lossless port needs at least the headroom of its delay budget
 //! ([`HeadroomBudget`]: speed, cable, MTU, peer response).
 
-use super::{nic_name, switch_name, Findings};
+use super::{nic_name, port_label, switch_name, Findings};
 use crate::config::Scenario;
 use crate::fabric::headroom::{resolve, response_delay, HeadroomBudget};
 use crate::topology::NodeRef;
@@ -43,16 +43,25 @@ fn isolation_bit(sc: &Scenario, s: usize) -> u8 {
 
 /// Both ends of every link pause the same classes.
 fn pfc_both_ends(sc: &Scenario, out: &mut Findings) {
+    let mut port_no = vec![0usize; sc.switches.len()];
     for l in &sc.topology.links {
         let (a, b) = (end(sc, l.a), end(sc, l.b));
+        let mut label = [String::new(), String::new()];
+        for (i, n) in [l.a, l.b].into_iter().enumerate() {
+            if let NodeRef::Switch(s) = n {
+                let s = s as usize;
+                label[i] = format!(" on {}", port_label(sc, s, port_no[s]));
+                port_no[s] += 1;
+            }
+        }
         if a.1 == b.1 {
             continue;
         }
         // Report at the switch end (the one a config_db configures), or at `a`.
-        let (me, peer) = if matches!(l.a, NodeRef::Host(_)) {
-            (b, a)
+        let (me, peer, at) = if matches!(l.a, NodeRef::Host(_)) {
+            (b, a, &label[1])
         } else {
-            (a, b)
+            (a, b, &label[0])
         };
         let only = me.1 ^ peer.1;
         out.add(
@@ -60,7 +69,7 @@ fn pfc_both_ends(sc: &Scenario, out: &mut Findings) {
             me.0.clone(),
             me.2,
             format!(
-                "PFC is enabled for TCs {} here but {} at its peer {}: TCs {} are lossless at one end only (no pause honoured, or none sent)",
+                "PFC is enabled for TCs {} here{at} but {} at its peer {}: TCs {} are lossless at one end only (no pause honoured, or none sent)",
                 tcs(me.1),
                 tcs(peer.1),
                 peer.0,
@@ -116,6 +125,7 @@ fn headroom_covers_budget(sc: &Scenario, out: &mut Findings) {
         let Some((port, have, need, n)) = *e else {
             continue;
         };
+        let port = port_label(sc, s, port);
         out.add(
             "headroom",
             switch_name(sc, s),

@@ -6,11 +6,14 @@
 
 mod buffers;
 mod classes;
+mod collapse;
 mod ecn;
 mod watchdog;
 
 use std::collections::BTreeSet;
 use std::fmt;
+
+pub use collapse::collapse;
 
 use crate::config::Scenario;
 use crate::nic::params::NicParams;
@@ -64,6 +67,15 @@ impl Findings {
 /// ``switch `name` ``.
 fn switch_name(sc: &Scenario, s: usize) -> String {
     format!("switch `{}`", sc.topology.switches[s].name)
+}
+
+/// Port `port` (local index, in link order) of switch `s`: its SONiC name (`port_names`
+/// or the imported config_db's) with the index, or ``port N``.
+fn port_label(sc: &Scenario, s: usize, port: usize) -> String {
+    match sc.switches[s].config_ports.get(port) {
+        Some(n) => format!("{n} (port {port})"),
+        None => format!("port {port}"),
+    }
 }
 
 /// ``NIC `name` ``.
@@ -149,7 +161,7 @@ pub fn import_warnings(sc: &Scenario) -> Vec<Finding> {
         let ports = port_count(sc, s);
         if p.config_ports.len() > ports {
             let extra = &p.config_ports[ports..];
-            let msg = format!("the file configures {} ports, the switch has {ports}: {} to {} are not in the topology (ignored)", p.config_ports.len(), extra[0], extra[extra.len() - 1]);
+            let msg = format!("the file or switch.port_names names {} ports, the switch has {ports}: {} to {} are not in the topology (ignored)", p.config_ports.len(), extra[0], extra[extra.len() - 1]);
             out.add(
                 "config_db",
                 switch_name(sc, s),

@@ -125,6 +125,22 @@ fn pfc_enabled_at_one_end_of_a_link_only_is_found() {
 }
 
 #[test]
+fn findings_name_ports_by_port_names() {
+    let sc = scenario(
+        "[switch]\nport_names = [\"Ethernet0\", \"Ethernet4\", \"Ethernet8\"]\n[switch.lossless]\nheadroom = \"50000B\"",
+    );
+    let f = rule(&sc, "headroom");
+    assert!(
+        f[0].message.contains("worst port Ethernet0 (port 0)"),
+        "{f:?}"
+    );
+    let sc =
+        scenario("[switch]\nport_names = [\"Ethernet0\", \"Ethernet4\"]\n[nic]\npfc_enable = [4]");
+    let f = rule(&sc, "pfc");
+    assert!(f[1].message.contains("here on Ethernet4 (port 1)"), "{f:?}");
+}
+
+#[test]
 fn headroom_below_the_delay_budget_is_found() {
     // 100G, 1 us: 2 × 12,500 + 2 × 1122 + 25,216 + 84 + 1122 (the frame that crossed XOFF)
     // = 53,666 B (see fabric::headroom).

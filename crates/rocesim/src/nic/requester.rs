@@ -181,6 +181,9 @@ impl Nic {
             return;
         }
         r.cc_timer_at = Time::NEVER;
+        if r.sq.cc.is_tcp() {
+            return self.on_tcp_loss_timer(slot, ctx);
+        }
         r.sq.cc.on_timer(ctx.now);
         self.arm_cc_timer(slot, ctx);
         self.settle(slot, ctx.now);

@@ -141,8 +141,13 @@ impl Nic {
             int_hops: 0,
             aux: stamp(now),
         };
+        let mut loss_timers = false;
         if let CcState::Tcp(t) = &mut sq.cc {
-            t.after_send(&mut sq.next_psn);
+            t.after_send(psn, now, &mut sq.next_psn);
+            loss_timers = t.has_loss_timers();
+            if loss_timers && !retx {
+                t.arm_tlp(now, sq.last_progress + r.rto, true);
+            }
         }
         let tc = Priority(sq.tc);
         if arm {
@@ -156,7 +161,7 @@ impl Nic {
         if selective {
             self.irn_sent(slot, psn, retx, ctx);
         }
-        if has_cc {
+        if has_cc || loss_timers {
             self.arm_cc_timer(slot, ctx);
         }
         self.settle(slot, now);

@@ -19,6 +19,7 @@ use crate::fabric::port::Port;
 use crate::fabric::routing::{GraphNode, RoutingTable};
 use crate::fabric::switch::Switch;
 use crate::fabric::watchdog::PfcWatchdog;
+use crate::ids::Priority;
 use crate::ids::{PerPrio, PortId, QueueId};
 use crate::monitor::deadlock::Detector;
 use crate::monitor::sampler::Sampler;
@@ -108,7 +109,6 @@ impl Sim {
             interrupted: false,
             warmup_done: false,
             stop_requested: false,
-            heavy_event: false,
             groups,
             scenario,
         };
@@ -254,6 +254,9 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
         dscp_to_tc: p.dscp_to_tc,
+        tc_to_pg: p.tc_to_pg.map(Priority),
+        pg_prios: p.pg_priorities(),
+        pg_identity: p.tc_to_pg == [0, 1, 2, 3, 4, 5, 6, 7],
         xoff: vec![Default::default(); n],
         mmu,
         marker: EcnMarker {

@@ -26,6 +26,8 @@ mod headroom_tests;
 mod invariant_tests;
 #[cfg(test)]
 mod irn_tests;
+#[cfg(test)]
+mod pg_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
@@ -76,10 +78,6 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) stop_requested: bool,
-    /// Set by an event whose work grows with the size of the network (a sampler pass over
-    /// every flow and queue): `progress` is asked after it, not only every 65,536 events, so
-    /// a wall limit or an interrupt is honoured when such events dominate.
-    pub(crate) heavy_event: bool,
     /// The QPs of flows with `qps > 1` (`None` when every flow is one QP).
     pub(crate) groups: Option<qp_groups::QpGroups>,
 }
@@ -114,8 +112,12 @@ impl Sim {
                 self.open_stats_window();
             }
             self.events += 1;
+            // A time-series sample visits every flow and link: as costly as thousands of
+            // events, so the caller also hears of progress after each one (a wall limit
+            // holds even with a 1 ns sampling interval).
+            let sample = matches!(ev, Event::Sample);
             self.dispatch(ev);
-            if (self.events & 0xFFFF == 0 || std::mem::take(&mut self.heavy_event))
+            if (self.events & 0xFFFF == 0 || sample)
                 && !progress(Progress {
                     now: self.ctx.events.now(),
                     end,
@@ -273,7 +275,6 @@ impl Sim {
         let next = self
             .sampler
             .sample(now, &mut self.ctx.monitor.flows, cc, &self.switches);
-        self.heavy_event = true;
         if next <= self.end {
             self.ctx.events.schedule(next, Event::Sample);
         }

@@ -36,8 +36,10 @@ impl Nic {
                 ctx.monitor.flows[f].c.discarded += pkt.payload as u64;
             }
         }
-        // An out-of-order segment is reported in the ACK's first SACK block (RFC 2018).
-        let sack = arrival == Arrival::OutOfOrder;
+        // An out-of-order segment is reported in the ACK's first SACK block (RFC 2018), also
+        // when it arrives again (a tail loss probe of a segment already held).
+        let sack = arrival == Arrival::OutOfOrder
+            || (arrival == Arrival::Discarded && pkt.psn >= r.rq.expected);
         let ctl = Control {
             kind: PacketKind::Ack,
             psn: r.rq.expected.wrapping_sub(1),
@@ -74,6 +76,15 @@ impl Nic {
             t.on_cumulative_ack(ackno, ece, now, since_stamp(now, ack.aux), &mut s)
         };
         r.rto = t.rtt.rto();
+        let loss_timers = t.has_loss_timers();
+        if loss_timers {
+            let in_flight = sq.max_sent > sq.snd_una;
+            if kind == AckKind::New || kind == AckKind::Partial(true) {
+                t.arm_tlp(now, now + r.rto, in_flight);
+            } else if !in_flight || t.in_recovery() {
+                t.arm_tlp(now, now, false);
+            }
+        }
         match kind {
             AckKind::New | AckKind::Partial(true) => sq.last_progress = now,
             AckKind::FastRetransmit => {
@@ -88,6 +99,39 @@ impl Nic {
             self.complete(slot, ctx);
             return;
         }
+        self.settle(slot, now);
+        if loss_timers {
+            self.arm_cc_timer(slot, ctx);
+        }
+        self.try_send(ctx);
+    }
+
+    /// RACK's reordering timer or the tail-loss-probe timer of TCP connection `slot` fired
+    /// (RFC 8985): detect losses or send the probe; a probe restarts the RTO.
+    pub(crate) fn on_tcp_loss_timer(&mut self, slot: u32, ctx: &mut Ctx) {
+        let now = ctx.now;
+        let r = self.senders.get_mut(slot).expect("live QP");
+        let sq = &mut r.sq;
+        if sq.done {
+            return;
+        }
+        let CcState::Tcp(t) = &mut sq.cc else {
+            unreachable!("a TCP QP")
+        };
+        let mut s = Seq {
+            una: &mut sq.snd_una,
+            nxt: &mut sq.next_psn,
+            max_sent: sq.max_sent,
+        };
+        let (entered, probe) = t.on_loss_timer(now, &mut s);
+        if probe {
+            sq.last_progress = now;
+        }
+        if entered {
+            let c = &mut ctx.monitor.flows[r.flow as usize].c;
+            c.fast_retransmits = c.fast_retransmits.saturating_add(1);
+        }
+        self.arm_cc_timer(slot, ctx);
         self.settle(slot, now);
         self.try_send(ctx);
     }

@@ -10,17 +10,22 @@
 //! sample the SYN exchange would have given) and no delayed ACKs (every segment is
 //! acknowledged at once, as Linux does in quick-ack mode). One file per concern:
 //! `sender.rs` (slow start, fast retransmit and recovery, RTO), `rtt.rs` (RFC 6298
-//! estimator), `receiver.rs`, and one file per window algorithm.
+//! estimator), `rack.rs` and `tlp.rs` (RFC 8985 RACK-TLP, Linux's default loss detection),
+//! `receiver.rs`, and one file per window algorithm.
 
 pub mod cubic;
 pub mod dctcp;
 pub mod hooks;
 pub mod newreno;
+pub mod rack;
+#[cfg(test)]
+mod rack_tests;
 pub mod receiver;
 pub mod rtt;
 pub mod sender;
 #[cfg(test)]
 mod tests;
+pub mod tlp;
 
 pub use receiver::TcpReceiver;
 pub use sender::TcpSender;
@@ -69,6 +74,10 @@ pub struct TcpParams {
     pub cc: TcpCc,
     /// DCTCP's EWMA gain g of the marked fraction (RFC 8257: 1/16).
     pub dctcp_g: f64,
+    /// RACK time-based loss detection (RFC 8985 §6; Linux `tcp_recovery = 1`, the default).
+    pub rack: bool,
+    /// Tail loss probes (RFC 8985 §7; Linux `tcp_early_retrans = 3`, the default); needs RACK.
+    pub tlp: bool,
 }
 
 impl Default for TcpParams {
@@ -78,6 +87,8 @@ impl Default for TcpParams {
             rto_min: Time::from_ms(200),
             cc: TcpCc::Cubic,
             dctcp_g: 1.0 / 16.0,
+            rack: true,
+            tlp: true,
         }
     }
 }

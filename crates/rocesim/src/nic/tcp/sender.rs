@@ -7,7 +7,9 @@
 use super::cubic::Cubic;
 use super::dctcp::Dctcp;
 use super::newreno::NewReno;
+use super::rack::Rack;
 use super::rtt::RttEstimator;
+use super::tlp::Tlp;
 use super::{TcpCc, TcpParams, INITIAL_WINDOW, RWND_SEGMENTS};
 use crate::nic::cc::CongestionControl;
 use crate::units::Time;
@@ -80,6 +82,13 @@ pub struct TcpSender {
     credits: u32,
     /// RTT estimate and retransmission timeout.
     pub rtt: RttEstimator,
+    /// RACK time-based loss detection (`[tcp] rack`), if on.
+    rack: Option<Box<Rack>>,
+    /// Tail loss probe (`[tcp] tlp`, with RACK), if on.
+    tlp: Option<Tlp>,
+    /// SND.UNA and the highest segment sent + 1 as of the last ACK (RACK's search range).
+    una: u32,
+    max_sent: u32,
 }
 
 impl TcpSender {
@@ -106,7 +115,16 @@ impl TcpSender {
             rtx_next: 0,
             credits: 0,
             rtt: RttEstimator::new(base_rtt, p.rto_min),
+            rack: p.rack.then(|| Box::new(Rack::new(base_rtt))),
+            tlp: (p.rack && p.tlp).then(Tlp::default),
+            una: 0,
+            max_sent: 0,
         }
+    }
+
+    /// It runs RACK or TLP timers (`next_timer`, `on_loss_timer`).
+    pub fn has_loss_timers(&self) -> bool {
+        self.rack.is_some()
     }
 
     /// Its data is ECN-capable (DCTCP only; Linux negotiates ECN for no other by default).
@@ -140,10 +158,13 @@ impl TcpSender {
         *s.nxt = psn;
     }
 
-    /// Segment `psn` has just been handed to the wire: after a retransmission, new data
-    /// resumes where it stopped.
+    /// Segment `psn` has just been handed to the wire at `now`: after a retransmission, new
+    /// data resumes where it stopped.
     #[inline]
-    pub fn after_send(&mut self, nxt: &mut u32) {
+    pub fn after_send(&mut self, psn: u32, now: Time, nxt: &mut u32) {
+        if let Some(r) = &mut self.rack {
+            r.on_transmit(psn, now);
+        }
         let Some(r) = self.resume else { return };
         if self.in_recovery && self.credits > 0 {
             if let Some(h) = self.next_hole(*nxt) {
@@ -165,6 +186,14 @@ impl TcpSender {
     /// The next segment at or above `from` (and `rtx_next`) the receiver has not reported,
     /// below the highest it has: a hole to retransmit (RFC 6675 `NextSeg` rule 1).
     fn next_hole(&mut self, from: u32) -> Option<u32> {
+        if let Some(r) = &self.rack {
+            // With RACK, the holes to resend are the segments it marked lost (in recovery
+            // every unreported segment sent before the latest delivered one), including
+            // retransmissions that were lost again.
+            let p = r.first_lost(self.una, self.max_sent)?;
+            self.rtx_next = self.rtx_next.max(p + 1);
+            return Some(p);
+        }
         let mut p = self.rtx_next.max(from);
         while p < self.high_sacked {
             let (w, m) = Self::bit(p);
@@ -205,6 +234,10 @@ impl TcpSender {
             let (w, m) = Self::bit(seg);
             self.sacked[w] |= m;
             self.high_sacked = self.high_sacked.max(seg + 1);
+            if let Some(r) = &mut self.rack {
+                let xmit = r.sent_at(seg);
+                r.on_delivered(seg, xmit, now);
+            }
         }
         self.on_ack_inner(ackno, ece, now, None, s)
     }
@@ -223,6 +256,79 @@ impl TcpSender {
     }
 
     fn on_ack_inner(
+        &mut self,
+        ackno: u32,
+        ece: bool,
+        now: Time,
+        rtt: Option<Time>,
+        s: &mut Seq<'_>,
+    ) -> AckKind {
+        let old_una = *s.una;
+        if let Some(r) = &mut self.rack {
+            if ackno > old_una {
+                r.acked_below(old_una, ackno);
+                if let Some(rtt) = rtt {
+                    r.on_delivered(ackno - 1, now.saturating_sub(rtt), now);
+                }
+            }
+        }
+        let kind = self.on_ack_core(ackno, ece, now, rtt, s);
+        if ackno > old_una {
+            if let Some(t) = &mut self.tlp {
+                t.on_new_ack();
+            }
+        }
+        if self.rack.is_none() || kind == AckKind::Old {
+            return kind;
+        }
+        self.rack_step(kind, now, false, s)
+    }
+
+    /// RACK's detection after an ACK (RFC 8985 §6.2 step 5) and the retransmission of what
+    /// it found lost.
+    /// (`timer`: the reordering timer fired, else an ACK came; without a hole reported and
+    /// outside recovery an ACK cannot reveal a loss, and the scan is skipped.)
+    fn rack_step(&mut self, kind: AckKind, now: Time, timer: bool, s: &mut Seq<'_>) -> AckKind {
+        (self.una, self.max_sent) = (*s.una, s.max_sent);
+        let Some(r) = &mut self.rack else { return kind };
+        if !timer && !self.in_recovery && self.high_sacked <= *s.una {
+            r.timer = Time::NEVER;
+            return kind;
+        }
+        let lost = r.detect(*s.una, s.max_sent, &self.sacked, self.in_recovery, now);
+        if lost == 0 {
+            return kind;
+        }
+        if !self.in_recovery {
+            self.enter_recovery(s, 0.0);
+            if let Some(h) = self.next_hole(*s.una) {
+                self.retransmit(h, s);
+            }
+            return AckKind::FastRetransmit;
+        }
+        if self.resume.is_none() {
+            if let Some(h) = self.next_hole(*s.una) {
+                self.retransmit(h, s);
+            }
+        }
+        kind
+    }
+
+    /// Enter fast recovery (RFC 6582 step 2; `inflate` duplicate ACKs already counted).
+    fn enter_recovery(&mut self, s: &mut Seq<'_>, inflate: f64) {
+        let flight = s.max_sent - *s.una;
+        self.recover = s.max_sent as i64 - 1;
+        self.ssthresh = self.loss_threshold(flight);
+        self.cwnd = self.ssthresh + inflate;
+        self.in_recovery = true;
+        self.partial_seen = false;
+        self.credits = 0;
+        if let Some(t) = &mut self.tlp {
+            t.disarm();
+        }
+    }
+
+    fn on_ack_core(
         &mut self,
         ackno: u32,
         ece: bool,
@@ -262,13 +368,7 @@ impl TcpSender {
             return AckKind::Duplicate;
         }
         if self.dupacks == 3 && ackno as i64 > self.recover {
-            let flight = s.max_sent - *s.una;
-            self.recover = s.max_sent as i64 - 1;
-            self.ssthresh = self.loss_threshold(flight);
-            self.cwnd = self.ssthresh + 3.0;
-            self.in_recovery = true;
-            self.partial_seen = false;
-            self.credits = 0;
+            self.enter_recovery(s, 3.0);
             let una = *s.una;
             self.rtx_next = una + 1;
             self.retransmit(una, s);
@@ -345,12 +445,69 @@ impl TcpSender {
         self.high_sacked = 0;
         *s.nxt = *s.una;
         self.rtt.back_off();
+        if let Some(r) = &mut self.rack {
+            r.clear();
+        }
+        if let Some(t) = &mut self.tlp {
+            *t = Tlp::default();
+        }
+    }
+
+    /// Start or restart the tail-loss-probe timer at `now` (new data sent or acknowledged),
+    /// given the RTO deadline `rto_at`; off in recovery or with nothing in flight.
+    pub fn arm_tlp(&mut self, now: Time, rto_at: Time, in_flight: bool) {
+        let srtt = self.rtt.srtt();
+        let recovering = self.in_recovery;
+        if let Some(t) = &mut self.tlp {
+            if recovering || !in_flight {
+                t.disarm();
+            } else {
+                t.arm(now, srtt, rto_at);
+            }
+        }
+    }
+
+    /// The RACK reordering timer or the probe timer fired at `now` (either may be stale):
+    /// run RACK's detection, or send the tail loss probe (the highest segment sent). Returns
+    /// (recovery entered, probe sent); a probe restarts the RTO (RFC 8985 §7.3).
+    pub fn on_loss_timer(&mut self, now: Time, s: &mut Seq<'_>) -> (bool, bool) {
+        let mut entered = false;
+        if self.rack.as_ref().is_some_and(|r| r.timer <= now) {
+            if let Some(r) = &mut self.rack {
+                r.timer = Time::NEVER;
+            }
+            let kind = self.rack_step(AckKind::Duplicate, now, true, s);
+            entered = kind == AckKind::FastRetransmit;
+        }
+        let due = self.tlp.is_some_and(|t| t.due(now));
+        if due && !self.in_recovery && s.max_sent > *s.una && self.resume.is_none() {
+            if let Some(t) = &mut self.tlp {
+                t.sent();
+            }
+            self.retransmit(s.max_sent - 1, s);
+            return (entered, true);
+        }
+        (entered, false)
     }
 }
 
 impl CongestionControl for TcpSender {
+    /// The earlier of RACK's reordering timer and the tail-loss-probe timer.
+    fn next_timer(&self) -> Option<Time> {
+        let rack = self.rack.as_ref().map_or(Time::NEVER, |r| r.timer);
+        let pto = self.tlp.map_or(Time::NEVER, |t| t.pto_at);
+        Some(rack.min(pto)).filter(|&t| t != Time::NEVER)
+    }
+
     /// The send window: the congestion window (whole segments) capped by the receive window.
+    /// A retransmission that departures or a probe released goes whatever the window: the
+    /// QP counts everything from SND.UNA to the segment it sends as outstanding, which
+    /// overstates the pipe when that segment is far above SND.UNA (RFC 6675 §5 counts only
+    /// segments neither SACKed nor lost).
     fn window(&self) -> Option<u64> {
+        if self.resume.is_some() {
+            return Some(u64::MAX);
+        }
         let w = (self.cwnd.floor() as u64).clamp(1, RWND_SEGMENTS as u64);
         Some(w * self.mss as u64)
     }
