@@ -15,6 +15,7 @@ mod isolation;
 mod json;
 mod metrics;
 mod nics;
+mod pause_chart;
 mod report;
 mod summary;
 mod svg;
