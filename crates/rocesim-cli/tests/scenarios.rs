@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 mod isolation;
 #[path = "scenarios/nic_resources.rs"]
 mod nic_resources;
+#[path = "scenarios/report_browser.rs"]
+mod report_browser;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")

@@ -452,9 +452,21 @@ fn y_axis(svg: &mut String, ya: &Axis, pw: f64, ph: f64, label: &str) {
     );
 }
 
-/// Series `s` as a polyline through `pts` (px); nothing when there are no points.
+/// Series `s` as a polyline through `pts` (px); a dot for a single point (a polyline of one
+/// point draws nothing); nothing when there are no points.
 fn line_path(svg: &mut String, s: &Series, pts: &[(f64, f64)]) {
     if pts.is_empty() {
+        return;
+    }
+    if let [(x, y)] = pts {
+        let _ = write!(
+            svg,
+            r#"<circle cx="{}" cy="{}" r="2.5" fill="{c}"><title>{n}</title></circle>"#,
+            px(*x),
+            px(*y),
+            c = esc(&s.color),
+            n = esc(&s.name),
+        );
         return;
     }
     let mut d = String::new();
@@ -591,5 +603,26 @@ mod tests {
         assert!(s.contains(r#"width="328""#) && s.contains(">warm-up</text>"));
         assert!(s.contains("t&lt;1&gt;") && s.contains(">f0</text>"));
         assert!(!s.contains("http"));
+    }
+
+    #[test]
+    fn a_single_sample_is_drawn_as_a_dot() {
+        let chart = Chart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            kind: Kind::Line,
+            series: vec![Series {
+                name: "only".into(),
+                color: PALETTE[0].into(),
+                points: vec![(1.0, 1.0)],
+            }],
+            note: None,
+            marks: Vec::new(),
+        };
+        let s = render(&chart);
+        assert!(s.contains("<circle") && !s.contains("<path"), "{s}");
     }
 }
