@@ -137,7 +137,6 @@ pub(crate) fn render_timeline(results: &RunResults) -> Option<String> {
         rx = RX_COLOR,
     );
     let xpos = |ns: u64| left + axis.frac(ns as f64 / div).unwrap_or(0.0) * width;
-    let mut bars = 0;
     for (i, row) in rows.iter().take(shown).enumerate() {
         let y = top + i as f64 * row_h;
         if i % 2 == 1 {
@@ -162,7 +161,6 @@ pub(crate) fn render_timeline(results: &RunResults) -> Option<String> {
             for (s, e) in merge_close(list, end_ns / 2000) {
                 let x0 = xpos(s);
                 let w = (xpos(e) - x0).max(1.0);
-                bars += 1;
                 let _ = write!(
                     svg,
                     r#"<rect x="{x}" y="{y}" width="{w}" height="{h}" fill="{c}"><title>{t}</title></rect>"#,
@@ -186,9 +184,15 @@ pub(crate) fn render_timeline(results: &RunResults) -> Option<String> {
         &format!("time ({unit})"),
     );
     svg.push_str("</svg>");
-    // data-points: the bars drawn, so a reader (or a test) can tell an empty plot.
-    let counts = format!(r#"role="img" data-series="{shown}" data-points="{bars}">"#);
-    Some(svg.replacen(r#"role="img">"#, &counts, 1))
+    Some(with_counts(&svg, shown))
+}
+
+/// `svg` with `data-series` (rows) and `data-points` (bars drawn: the rects with a title) on
+/// its root element, so a reader (or a test) can tell an empty plot.
+fn with_counts(svg: &str, rows: usize) -> String {
+    let bars = svg.matches("</title></rect>").count();
+    let counts = format!(r#"role="img" data-series="{rows}" data-points="{bars}">"#);
+    svg.replacen(r#"role="img">"#, &counts, 1)
 }
 
 #[cfg(test)]
