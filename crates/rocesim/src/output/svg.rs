@@ -402,10 +402,12 @@ fn bands(svg: &mut String, chart: &Chart, xa: &Axis, pw: f64, ph: f64) {
 
 /// The chart's horizontal reference lines (inside the y range), over the data.
 fn hlines(svg: &mut String, chart: &Chart, ya: &Axis, pw: f64, ph: f64) {
-    for m in &chart.marks {
-        let Mark::HLine { y, label } = m else {
-            continue;
-        };
+    let lines = chart.marks.iter().filter_map(|m| match m {
+        Mark::HLine { y, label } => Some((y, label)),
+        Mark::XBand { .. } => None,
+    });
+    // Labels alternate below and above their line, so two close lines (p50, p99) stay legible.
+    for (i, (y, label)) in lines.enumerate() {
         let Some(f) = ya.frac(*y).filter(|f| (0.0..=1.0).contains(f)) else {
             continue;
         };
@@ -417,7 +419,7 @@ fn hlines(svg: &mut String, chart: &Chart, ya: &Axis, pw: f64, ph: f64) {
             r = px(LEFT + pw),
             y = px(y),
             tx = px(LEFT + pw - 4.0),
-            ty = px(y - 4.0),
+            ty = px(if i % 2 == 0 { y + 12.0 } else { y - 4.0 }),
             t = esc(label),
         );
     }
