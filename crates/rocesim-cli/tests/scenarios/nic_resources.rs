@@ -205,3 +205,63 @@ fn a_flow_over_many_qps_is_one_row_with_its_bytes_split_evenly() {
     assert_eq!(c("size_bytes"), vec![1_000_000.0]);
     assert_eq!(summary(d.path())["flows"]["completed"], 1);
 }
+
+/// h1 writes to h0 over `qps` QPs at 100G; only h0 models a QPC, of 4 entries, and its
+/// receive pipeline takes 50 ns a packet (below the 88.48 ns frame). Returns the directory.
+fn receiver_qpc(qps: u32) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("rx-qpc.toml");
+    let text = format!(
+        r#"
+[sim]
+duration = "2ms"
+warmup = "1ms"
+[topology]
+kind = "star"
+hosts = 2
+link = {{ rate = "100Gbps", delay = "1us" }}
+[switch]
+buffer_size = "12MB"
+pfc_enable = [3]
+[nic]
+mtu = 1024
+[nic.host.h0]
+cache = {{ qpc_entries = 4, miss_latency = "1us" }}
+rx = {{ per_packet = "50ns" }}
+[[flow]]
+src = "h1"
+dst = "h0"
+size = "inf"
+qps = {qps}
+"#
+    );
+    std::fs::write(&path, text).unwrap();
+    let out = run_file(path.to_str().unwrap(), &[]);
+    drop(dir);
+    out
+}
+
+#[test]
+fn a_receiver_whose_qpc_is_too_small_for_the_converging_qps_is_the_bottleneck() {
+    // 4 QPs fit h0's 4 contexts: 4 cold misses, then every packet hits and the flow runs
+    // at the line's goodput. 8 QPs served round robin: LRU has always evicted the context
+    // the next packet needs, so every packet stalls h0's pipeline 1 us after its 50 ns:
+    // 8192 b / 1.05 us = 7.80 Gb/s, and h0 pauses its switch.
+    let fits = receiver_qpc(4);
+    assert_eq!(nic(fits.path(), "qpc_misses"), 4.0);
+    let g = column(fits.path(), "flows.csv", "goodput_gbps")[0];
+    assert!((g / line_goodput(100.0) - 1.0).abs() < 0.02, "4 QPs: {g}");
+    let over = receiver_qpc(8);
+    let (hits, misses) = (nic(over.path(), "qpc_hits"), nic(over.path(), "qpc_misses"));
+    assert!(
+        hits == 0.0 && misses > 1000.0,
+        "{hits} hits, {misses} misses"
+    );
+    assert_eq!(nic(over.path(), "rx_stall_ns"), misses * 1000.0);
+    let g = column(over.path(), "flows.csv", "goodput_gbps")[0];
+    let expect = 8192.0 / 1050.0;
+    assert!((g / expect - 1.0).abs() < 0.02, "8 QPs: {g} vs {expect}");
+    assert!(pauses_after(over.path(), "h0", 1_000_000) > 10);
+    // The sender models no cache: nothing stalled its transmit pipeline.
+    assert_eq!(column(over.path(), "nics.csv", "tx_stall_ns")[1], 0.0);
+}

@@ -122,6 +122,34 @@ pub fn check_split(ctx: &mut Ctx, key: &str, size: Option<u64>, mem: &FlowMem) -
     }
 }
 
+/// `region`, `access` and `qps` of the workload (or flow) table `t` at `p`.
+pub(super) fn memory(ctx: &mut Ctx, t: &toml::Table, p: &str) -> Option<FlowMem> {
+    mem_keys(
+        ctx,
+        &V::of(t.get("region"), p, "region"),
+        &V::of(t.get("access"), p, "access"),
+        &V::of(t.get("qps"), p, "qps"),
+    )
+}
+
+/// Give every flow of the workload at `p` its memory keys `mem`; `None` (with an error on
+/// `qps`) when a flow is too small to give each QP a byte.
+pub(super) fn with_memory(
+    ctx: &mut Ctx,
+    p: &str,
+    mut flows: Vec<FlowSpec>,
+    mem: FlowMem,
+) -> Option<Vec<FlowSpec>> {
+    let qps_key = at(p, "qps");
+    for x in &mut flows {
+        x.mem = mem;
+        if !check_split(ctx, &qps_key, x.size, &mem) {
+            return None;
+        }
+    }
+    Some(flows)
+}
+
 /// Elements of `[[flow]]`.
 pub struct FlowItems;
 impl Items for FlowItems {

@@ -40,6 +40,8 @@ pub mod switch;
 pub mod tcp;
 pub mod topo;
 pub mod workload;
+#[cfg(test)]
+mod workload_tests;
 
 use std::path::Path;
 

@@ -22,12 +22,13 @@ type Entries = Int<1, { MAX_ENTRIES as i64 }>;
 table! {
     /// `cache`: LRU caches of the NIC's on-chip memory. Each miss fetches the entry from host
     /// memory (`miss_latency`) and stalls the pipeline that needed it: the sender's for QPC
-    /// and WQE (every data packet it transmits), the receiver's for the MTT (every page a
-    /// received payload touches). A cache not named (and not set by `nic.profile`) never
-    /// misses.
+    /// and WQE (every data packet it transmits), the receiver's for QPC (every data packet
+    /// it receives) and MTT (every page a received payload touches). A cache not named (and
+    /// not set by `nic.profile`) never misses.
     pub struct Cache {
-        /// QP contexts, one entry per QP. Default: the profile's (commodity 1024, srnic
-        /// 10,000), else none.
+        /// QP contexts, one entry per QP (looked up by a requester QP per packet sent and
+        /// by a responder QP per packet received). Default: the profile's (commodity 1024,
+        /// srnic 10,000), else none.
         qpc_entries: Entries,
         /// Memory-translation entries, one per page of registered memory. Default: the
         /// profile's (commodity 2048, srnic 150,000), else none.

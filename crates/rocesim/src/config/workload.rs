@@ -5,7 +5,7 @@ use toml::Value;
 
 use super::check::{at, Ctx};
 use super::declare::{KeyDoc, Table, V};
-use super::flows::{check_split, mem_keys, AccessV, Env, FlowKindV, Qps, Region};
+use super::flows::{memory, with_memory, AccessV, Env, FlowKindV, Qps, Region};
 use super::leaf::{choice, Dscp, FlowSize, Int, Num, Pos32, Size, Str, TimeV};
 use super::lists::{kinds_schema, Items, PodPair, Selector};
 use super::suggest;
@@ -35,6 +35,12 @@ table! {
         kind: KindV,
         /// The CSV path, relative to the scenario file's directory. Required.
         file: Str,
+        /// Registered memory region of each flow (see `[[flow]]`). Default: the flow's size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per flow (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -187,6 +193,12 @@ table! {
         flow_kind: FlowKindV,
         /// TCP flows only: their window algorithm. Default: `tcp.cc`.
         cc: TcpCcV,
+        /// Registered memory region of each flow (see `[[flow]]`). Default: the flow's size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per flow (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -215,6 +227,13 @@ table! {
         small_flow_dscp: Dscp,
         /// Flows below this size use `small_flow_dscp`. Default: `"100KB"`.
         small_flow_size: Size,
+        /// Registered memory region of each I/O at the client, which translates the
+        /// addresses of its READs (see `[[flow]]`). Default: the I/O size.
+        region: Region,
+        /// `"sequential"` or `"random"` (see `[[flow]]`). Default: `"sequential"`.
+        access: AccessV,
+        /// Queue pairs per I/O (see `[[flow]]`). Default: `1`.
+        qps: Qps,
     }
 }
 
@@ -463,7 +482,11 @@ pub fn flows(
     let kind = ctx.req(&kind, what)?;
     let v = Value::Table(t.clone());
     let w = match kind {
-        "trace" => return ctx.with(&v, p, |c, t| trace(c, env, t)),
+        "trace" => {
+            let f = ctx.with(&v, p, |c, t| trace(c, env, t));
+            let mem = memory(ctx, t, p);
+            return with_memory(ctx, p, f?, mem?);
+        }
         "poisson" => ctx.with(&v, p, |c, t| poisson(c, env, t)),
         "incast" => ctx.with(&v, p, |c, t| incast(c, env, t)),
         "permutation" | "all_to_all" => ctx.with(&v, p, |c, t| pairs(c, env, t, kind)),
@@ -493,12 +516,7 @@ pub fn flows(
     let small_size = V::<Size>::of(t.get("small_flow_size"), p, "small_flow_size");
     let small = ctx.get(&small_dscp);
     let limit = ctx.or(&small_size, Bytes(100_000))?;
-    let mem = mem_keys(
-        ctx,
-        &V::of(t.get("region"), p, "region"),
-        &V::of(t.get("access"), p, "access"),
-        &V::of(t.get("qps"), p, "qps"),
-    );
+    let mem = memory(ctx, t, p);
     let w = w?;
     match wl::expand(&w, &e) {
         Ok(mut f) => {
@@ -509,15 +527,7 @@ pub fn flows(
             if let Some(d) = small {
                 small_flows_dscp(&mut f, limit, d);
             }
-            let mem = mem?;
-            let qps_key = at(p, "qps");
-            for x in &mut f {
-                x.mem = mem;
-                if !check_split(ctx, &qps_key, x.size, &mem) {
-                    return None;
-                }
-            }
-            Some(f)
+            with_memory(ctx, p, f, mem?)
         }
         Err((key, msg)) => {
             if !msg.is_empty() {
@@ -525,43 +535,5 @@ pub fn flows(
             }
             None
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use crate::config::load_str;
-
-    #[test]
-    fn small_flows_take_the_small_flow_dscp() {
-        let text = r#"
-[sim]
-duration = "10ms"
-[topology]
-kind = "star"
-hosts = 8
-link = { rate = "100Gbps", delay = "1us" }
-[[workload]]
-kind = "poisson"
-cdf = "datamining"
-load = 0.5
-dscp = 26
-small_flow_dscp = 30
-small_flow_size = "50KB"
-"#;
-        let sc = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
-        assert!(sc.flows.len() > 20);
-        let (mut small, mut large) = (0, 0);
-        for f in &sc.flows {
-            let size = f.size.unwrap();
-            let want = if size < 50_000 { 30 } else { 26 };
-            assert_eq!(f.dscp, want, "{size} B");
-            if size < 50_000 {
-                small += 1;
-            } else {
-                large += 1;
-            }
-        }
-        assert!(small > 0 && large > 0, "{small} small, {large} large");
     }
 }

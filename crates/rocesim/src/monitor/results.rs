@@ -373,4 +373,19 @@ pub struct NicRow {
     pub paused_ns: u64,
     /// Data packets its requester QPs retransmitted.
     pub retx_packets: u64,
+    /// Of its retransmissions: data packets sent again because a retransmission timer expired.
+    pub retx_timeout: u64,
+    /// Data packets sent again because a NACK named them (go-back-N: every packet rewound
+    /// over; IRN/SRNIC: the first missing PSN of a NACK).
+    pub retx_nack: u64,
+    /// Data packets sent again by selective repeat (holes below a selectively acknowledged
+    /// PSN; IRN/SRNIC).
+    pub retx_selective: u64,
+    /// Data packets it received above its QP's cumulative point (out of order).
+    pub ooo_rx: u64,
+    /// SRNIC: accesses to its receiver bitmaps in host memory (PCIe transactions).
+    pub bitmap_host_accesses: u64,
+    /// Whether this NIC models its caches (summary.json's `nic` totals); not a column.
+    #[serde(skip)]
+    pub caches: bool,
 }

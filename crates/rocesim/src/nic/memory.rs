@@ -1,9 +1,11 @@
 //! The NIC's on-chip memory as a bottleneck: its QPC, WQE and MTT caches (`cache.rs`) and
 //! what their misses cost. A miss fetches the entry from host memory over PCIe
 //! (`miss_latency`) and stalls the pipeline that needed it: the sender's transmit pipeline
-//! for the QP context and WQE of the QP it serves, the receive pipeline for the memory
-//! translation of an incoming payload (Guo et al. 2016 §4.4: the slow-receiver symptom;
-//! Wang et al. 2023: QP scalability).
+//! for the QP context and WQE of the QP it serves, the receive pipeline for the responder
+//! QP's context and the memory translation of an incoming payload (Guo et al. 2016 §4.4:
+//! the slow-receiver symptom; Wang et al. 2023: QP scalability, which a receiver many QPs
+//! converge on shows from its receive side). One QPC cache holds the contexts of every QP
+//! of the NIC, requester and responder alike.
 
 use rand::RngExt;
 
@@ -31,7 +33,7 @@ pub struct MemRef {
 /// One NIC's caches, its random stream for random access, and what misses cost it.
 #[derive(Clone, Debug)]
 pub struct NicMemory {
-    /// QP-context cache (sender side), if modelled.
+    /// QP-context cache (requester QPs on transmit, responder QPs on receive), if modelled.
     pub qpc: Option<LruCache>,
     /// WQE cache (sender side), if modelled.
     pub wqe: Option<LruCache>,
@@ -82,12 +84,26 @@ impl NicMemory {
         stall
     }
 
-    /// The receive pipeline places packet `psn` (`payload` bytes) of a QP writing to `m`:
-    /// translate every page it touches. Returns the stall.
+    /// The receive pipeline takes a data packet of responder QP `qp` writing to `m` (packet
+    /// `psn`, `payload` bytes): look up the QP's context, then translate every page the
+    /// payload touches. Returns the stall (`miss_latency` per miss).
     #[inline]
-    pub fn on_receive(&mut self, m: &MemRef, psn: u32, payload: u32) -> Time {
+    pub fn on_receive(&mut self, qp: u32, m: &MemRef, psn: u32, payload: u32) -> Time {
+        let context = self
+            .qpc
+            .as_mut()
+            .map_or(0, |c| u64::from(!c.access(u64::from(qp))));
+        let misses = context + self.translate(m, psn, payload);
+        let stall = Time::from_ps(self.miss.ps() * misses);
+        self.rx_stall += stall;
+        stall
+    }
+
+    /// MTT misses of packet `psn` (`payload` bytes) written to `m`: every page it touches.
+    #[inline]
+    fn translate(&mut self, m: &MemRef, psn: u32, payload: u32) -> u64 {
         let Some(mtt) = &mut self.mtt else {
-            return Time::ZERO;
+            return 0;
         };
         let mtu = u64::from(m.mtu.max(1));
         let off = if m.random {
@@ -103,9 +119,7 @@ impl NicMemory {
         if last != first {
             misses += u64::from(!mtt.access(last));
         }
-        let stall = Time::from_ps(self.miss.ps() * misses);
-        self.rx_stall += stall;
-        stall
+        misses
     }
 }
 
@@ -134,8 +148,8 @@ mod tests {
         let mut fits = NicMemory::new(&params(16, 4096), 1, 0);
         let mut small = NicMemory::new(&params(15, 4096), 1, 0);
         for psn in 0..640 {
-            fits.on_receive(&m, psn, 1024);
-            small.on_receive(&m, psn, 1024);
+            fits.on_receive(0, &m, psn, 1024);
+            small.on_receive(0, &m, psn, 1024);
         }
         let (f, s) = (fits.mtt.unwrap(), small.mtt.unwrap());
         assert_eq!(f.misses, 16, "one cold miss per page, then hits");
@@ -156,12 +170,12 @@ mod tests {
         };
         let mut mem = NicMemory::new(&params(2048, 4096), 7, 0);
         for psn in 0..50_000 {
-            mem.on_receive(&m, psn, 1024);
+            mem.on_receive(0, &m, psn, 1024);
         }
         let c = mem.mtt.as_mut().unwrap();
         let (h0, m0) = (c.hits, c.misses);
         for psn in 0..100_000 {
-            mem.on_receive(&m, psn, 1024);
+            mem.on_receive(0, &m, psn, 1024);
         }
         let c = mem.mtt.unwrap();
         let rate = (c.hits - h0) as f64 / ((c.hits - h0) + (c.misses - m0)) as f64;
@@ -182,5 +196,33 @@ mod tests {
             "QPC and WQE both cold"
         );
         assert_eq!(mem.on_transmit(5), Time::ZERO);
+    }
+
+    #[test]
+    fn receive_looks_up_the_responder_context_once_per_packet() {
+        // A QPC of 4 entries (no MTT). Data packets of QPs 0..Q in round robin: with Q = 4
+        // (≤ the entries) only the 4 cold misses, then hits; with Q = 8 (twice the entries)
+        // LRU has always evicted the QP that comes next, so every packet misses and stalls
+        // the receive pipeline 1 us.
+        let p = CacheParams {
+            qpc_entries: Some(4),
+            miss_latency: Time::from_us(1),
+            ..CacheParams::NONE
+        };
+        let m = MemRef {
+            region: 1 << 20,
+            mtu: 1024,
+            ..MemRef::default()
+        };
+        for (q, misses) in [(4u32, 4u64), (8, 800)] {
+            let mut mem = NicMemory::new(&p, 1, 0);
+            for i in 0..800u32 {
+                mem.on_receive(i % q, &m, i / q, 1024);
+            }
+            let c = mem.qpc.as_ref().unwrap();
+            assert_eq!((c.misses, c.hits), (misses, 800 - misses), "{q} QPs");
+            assert_eq!(mem.rx_stall, Time::from_us(misses));
+            assert_eq!(mem.tx_stall, Time::ZERO);
+        }
     }
 }

@@ -32,14 +32,15 @@ pub struct RxPipeline {
     /// The NIC's PFC watchdog has disabled pause generation for good.
     pub pause_disabled: bool,
     /// Packets are consumed as they arrive when nothing waits (line rate, no per-packet
-    /// time, no PCIe limit or latency, no memory translation to look up).
+    /// time, no PCIe limit or latency, no QP context or memory translation to look up).
     line: bool,
     /// Packets whose payload DMA is in flight, with when it completes (in order).
     pub placing: VecDeque<(Time, u32)>,
 }
 
 impl RxPipeline {
-    /// An idle pipeline; `translates`: it looks up memory translations (an MTT cache).
+    /// An idle pipeline; `translates`: it looks up QP contexts or memory translations (a
+    /// QPC or MTT cache).
     pub fn new(params: RxParams, translates: bool) -> Self {
         let line = params.rate.is_none()
             && params.per_packet == Time::ZERO
@@ -172,7 +173,7 @@ impl Nic {
             if pkt.kind == PacketKind::Data {
                 let slot = ctx.conns.get(FlowId(pkt.flow)).recv.0;
                 if let Some(r) = self.responders.get(slot).filter(|r| r.flow == pkt.flow) {
-                    t += mem.on_receive(&r.mem, pkt.psn, pkt.payload as u32);
+                    t += mem.on_receive(pkt.flow, &r.mem, pkt.psn, pkt.payload as u32);
                 }
             }
         }

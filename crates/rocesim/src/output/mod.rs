@@ -91,7 +91,7 @@ pub fn prepare_dir(dir: &Path) -> io::Result<()> {
 }
 
 /// Writes every file of [`RESULT_FILES`] into `dir` (created if missing; `report.html` only
-/// when `report` is true, `nics.csv` only when some NIC models its caches, `pingmesh.csv` only
+/// when `report` is true, `nics.csv` only when some NIC models its caches or loss recovery is in use, `pingmesh.csv` only
 /// when the run had probes). Returns the paths
 /// written, in that order.
 pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<Vec<PathBuf>> {

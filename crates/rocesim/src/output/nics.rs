@@ -1,5 +1,7 @@
-//! nics.csv (one row per NIC: cache hits and misses, pipeline stalls, pauses it sent) and the
-//! `nic` totals of summary.json; both only when some NIC models its caches.
+//! nics.csv (one row per NIC: cache hits and misses, pipeline stalls, pauses it sent, loss
+//! recovery), written when some NIC models its caches or loss recovery is in use, and the
+//! `nic` totals of summary.json, only when some NIC models its caches (the recovery totals
+//! are summary.json's `transport` object).
 
 use std::io;
 
@@ -7,7 +9,7 @@ use super::json::Json;
 use crate::monitor::{NicRow, RunResults};
 
 /// Header of nics.csv.
-pub const NICS_HEADER: [&str; 13] = [
+pub const NICS_HEADER: [&str; 18] = [
     "node",
     "qpc_hits",
     "qpc_misses",
@@ -21,9 +23,18 @@ pub const NICS_HEADER: [&str; 13] = [
     "pausing_ns",
     "paused_ns",
     "retx_packets",
+    "retx_timeout",
+    "retx_nack",
+    "retx_selective",
+    "ooo_rx",
+    "bitmap_host_accesses",
 ];
 
-fn values(n: &NicRow) -> [u64; 12] {
+/// Columns of nics.csv that summary.json's `nic` object totals (the resource columns; the
+/// recovery columns are totalled in `transport`).
+const RESOURCE_COLUMNS: usize = 12;
+
+fn values(n: &NicRow) -> [u64; 17] {
     [
         n.qpc_hits,
         n.qpc_misses,
@@ -37,6 +48,11 @@ fn values(n: &NicRow) -> [u64; 12] {
         n.pausing_ns,
         n.paused_ns,
         n.retx_packets,
+        n.retx_timeout,
+        n.retx_nack,
+        n.retx_selective,
+        n.ooo_rx,
+        n.bitmap_host_accesses,
     ]
 }
 
@@ -52,13 +68,13 @@ pub fn write_nics<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
     out.flush()
 }
 
-/// The `nic` object of summary.json: every column of nics.csv summed over the NICs; `None`
-/// when no NIC models its caches.
+/// The `nic` object of summary.json: the resource columns of nics.csv (caches, stalls,
+/// pauses, `retx_packets`) summed over the NICs; `None` when no NIC models its caches.
 pub(crate) fn nic_totals(results: &RunResults) -> Option<Json> {
-    if results.nics.is_empty() {
+    if !results.nics.iter().any(|n| n.caches) {
         return None;
     }
-    let mut sum = [0u64; 12];
+    let mut sum = [0u64; RESOURCE_COLUMNS];
     for n in &results.nics {
         for (s, v) in sum.iter_mut().zip(values(n)) {
             *s += v;

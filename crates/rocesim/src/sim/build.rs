@@ -298,7 +298,10 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
         xoff: Default::default(),
         pfc_enable: n.pfc_enable,
         pfc_quanta: n.pfc_quanta,
-        rx: RxPipeline::new(n.rx, n.cache.is_some_and(|c| c.mtt_entries.is_some())),
+        rx: RxPipeline::new(
+            n.rx,
+            (n.cache).is_some_and(|c| c.mtt_entries.is_some() || c.qpc_entries.is_some()),
+        ),
         senders: Default::default(),
         responders: Default::default(),
         sched: Default::default(),

@@ -1,5 +1,5 @@
-//! The NIC rows of the results (`nics.csv`): cache hits and misses, pipeline stalls, and the
-//! pauses each NIC sent its switch.
+//! The NIC rows of the results (`nics.csv`): cache hits and misses, pipeline stalls, the
+//! pauses each NIC sent its switch, and its loss-recovery counters.
 
 use super::Sim;
 use crate::ids::{PortId, Priority};
@@ -24,9 +24,10 @@ impl Sim {
             .unwrap_or(0)
     }
 
-    /// One row per NIC when some NIC models its caches; empty otherwise (no `nics.csv`).
+    /// One row per NIC when some NIC models its caches or loss recovery is in use (a
+    /// selective-repeat transport or a loss fault); empty otherwise (no `nics.csv`).
     pub(super) fn nic_rows(&self, now: Time) -> Vec<NicRow> {
-        if self.nics.iter().all(|n| n.mem.is_none()) {
+        if self.nics.iter().all(|n| n.mem.is_none()) && !self.recovery_in_use() {
             return Vec::new();
         }
         let m = &self.ctx.monitor;
@@ -63,6 +64,12 @@ impl Sim {
                     pausing_ns: pausing / 1000,
                     paused_ns: paused / 1000,
                     retx_packets: retx[n.id as usize],
+                    retx_timeout: n.recovery.retx_timeout,
+                    retx_nack: n.recovery.retx_nack,
+                    retx_selective: n.recovery.retx_selective,
+                    ooo_rx: n.recovery.ooo_rx,
+                    bitmap_host_accesses: n.recovery.bitmap_host_accesses,
+                    caches: mem.is_some(),
                 }
             })
             .collect()

@@ -1,0 +1,85 @@
+//! Workload tables: small-flow DSCP and the memory keys of every kind.
+
+use crate::config::load_str;
+
+#[test]
+fn trace_tor_to_tor_and_storage_read_take_region_access_and_qps() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("t.csv"),
+        "start_ns,src,dst,size_bytes\n0,h0,h1,4096\n10,h2,h3,8192\n",
+    )
+    .unwrap();
+    let head = r#"
+[sim]
+duration = "1ms"
+[topology]
+kind = "fat_tree"
+k = 4
+host_link = { rate = "100Gbps", delay = "1us" }
+"#;
+    let wl = [
+        r#"kind = "trace"
+file = "t.csv""#,
+        r#"kind = "tor_to_tor"
+connections = 1
+size = "64KB""#,
+        r#"kind = "storage_read"
+client = "h0"
+targets = ["h5", "h9"]
+count = 2"#,
+    ];
+    for w in wl {
+        let text =
+            format!("{head}[[workload]]\n{w}\nregion = \"64MiB\"\naccess = \"random\"\nqps = 4\n");
+        let sc = load_str(&text, "t.toml", dir.path(), &[]).unwrap();
+        assert!(sc.flows.len() >= 2, "{w}");
+        for f in &sc.flows {
+            assert_eq!(f.mem.region, Some(64 << 20), "{w}");
+            assert!(f.mem.random, "{w}");
+            assert_eq!(f.mem.qps, 4, "{w}");
+        }
+        // Bad values are errors naming the workload's key, all at once.
+        let bad = format!("{head}[[workload]]\n{w}\naccess = \"zigzag\"\nqps = 0\n");
+        let e = load_str(&bad, "t.toml", dir.path(), &[])
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("workload[0].access") && e.contains("workload[0].qps"),
+            "{w}: {e}"
+        );
+    }
+}
+
+#[test]
+fn small_flows_take_the_small_flow_dscp() {
+    let text = r#"
+[sim]
+duration = "10ms"
+[topology]
+kind = "star"
+hosts = 8
+link = { rate = "100Gbps", delay = "1us" }
+[[workload]]
+kind = "poisson"
+cdf = "datamining"
+load = 0.5
+dscp = 26
+small_flow_dscp = 30
+small_flow_size = "50KB"
+"#;
+    let sc = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+    assert!(sc.flows.len() > 20);
+    let (mut small, mut large) = (0, 0);
+    for f in &sc.flows {
+        let size = f.size.unwrap();
+        let want = if size < 50_000 { 30 } else { 26 };
+        assert_eq!(f.dscp, want, "{size} B");
+        if size < 50_000 {
+            small += 1;
+        } else {
+            large += 1;
+        }
+    }
+    assert!(small > 0 && large > 0, "{small} small, {large} large");
+}
