@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 mod isolation;
 #[path = "scenarios/nic_resources.rs"]
 mod nic_resources;
+#[path = "scenarios/report_browser.rs"]
+mod report_browser;
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
@@ -205,6 +207,48 @@ fn golden_incast_tables() {
     insta::assert_snapshot!("incast_switch_ports", ports);
     let queues = std::fs::read_to_string(dir.path().join("port_queues.csv")).unwrap();
     insta::assert_snapshot!("incast_port_queues", queues);
+    incast_counters_count_every_frame(dir.path());
+}
+
+/// incast.toml samples the switch counters (SONiC names): at the end, the port toward h0 has
+/// sent every data frame of the eight 2 MB messages at priority 3, and its last sample agrees
+/// with ports.csv. Each message is 1953 frames of 1024 + 82 B and one of 128 + 82 B, plus the
+/// 16-byte RETH of its first frame: 2,160,244 wire bytes.
+fn incast_counters_count_every_frame(dir: &Path) {
+    let text = std::fs::read_to_string(dir.join("timeseries/counters.csv")).unwrap();
+    let mut lines = text.lines();
+    let header: Vec<&str> = lines.next().unwrap().split(',').collect();
+    let col = |name: &str| header.iter().position(|h| *h == name).unwrap();
+    let rows: Vec<Vec<&str>> = (lines.map(|l| l.split(',').collect::<Vec<_>>()))
+        .filter(|r| r[col("node")] == "sw0" && r[col("peer")] == "h0" && r[col("prio")] == "3")
+        .collect();
+    let last = rows.last().expect("the port toward h0 is sampled");
+    assert_eq!(last[col("SAI_QUEUE_STAT_PACKETS")], (8 * 1954).to_string());
+    assert_eq!(
+        last[col("SAI_QUEUE_STAT_BYTES")],
+        (8 * 2_160_244).to_string()
+    );
+    assert_eq!(
+        last[col("SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS")],
+        "0"
+    );
+    assert_eq!(last[col("SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES")], "0");
+    // The ToR paused the senders: its PFC TX counters sum to the pauses ports.csv counts.
+    let pauses: u64 = (text.lines().skip(1))
+        .map(|l| l.split(',').collect::<Vec<_>>())
+        .filter(|r| r[col("time_ns")] == last[col("time_ns")] && r[col("prio")] == "3")
+        .map(|r| r[col("SAI_PORT_STAT_PFC_TX_PKTS")].parse::<u64>().unwrap())
+        .sum();
+    let ports = std::fs::read_to_string(dir.join("ports.csv")).unwrap();
+    let mut pl = ports.lines();
+    let ph: Vec<&str> = pl.next().unwrap().split(',').collect();
+    let pc = |name: &str| ph.iter().position(|h| *h == name).unwrap();
+    let expected: u64 = (pl.map(|l| l.split(',').collect::<Vec<_>>()))
+        .filter(|r| r[pc("node")] == "sw0" && r[pc("prio")] == "3")
+        .map(|r| r[pc("pause_tx")].parse::<u64>().unwrap())
+        .sum();
+    assert!(expected > 0, "the incast pauses the senders");
+    assert_eq!(pauses, expected);
 }
 
 /// Run a scenario file into a fresh directory (kept alive by the returned guard).

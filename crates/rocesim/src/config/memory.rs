@@ -25,6 +25,11 @@ const ROUTE_BYTES: f64 = 8.0;
 /// Bytes per sample row (time, id, value) kept until the results are written, with the CSV
 /// row it becomes.
 const SAMPLE_BYTES: f64 = 64.0;
+/// Bytes per switch counter sample row: the 112-byte snapshot kept while running and the
+/// result row with its node and peer names built at the end.
+const COUNTER_ROW_BYTES: f64 = 320.0;
+/// Priorities per port a counter sample reports (data and one control class, typically).
+const COUNTER_PRIOS: f64 = 2.0;
 /// Finite flows each host is assumed to have active at once, for the throughput samples.
 const ACTIVE_PER_HOST: f64 = 4.0;
 
@@ -81,6 +86,7 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
     // Throughput and CC-rate rows per sample and flow; queue rows per sample and queue in use.
     let tput = 2.0 * samples(sc.output.throughput_interval) * active;
     let queues = samples(sc.output.queue_sample_interval) * switch_ports * 2.0;
+    let counters = samples(sc.output.counters_interval) * switch_ports * COUNTER_PRIOS;
     vec![
         Part {
             key: "topology",
@@ -103,6 +109,11 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
             key: "output.queue_sample_interval",
             what: "queue-depth samples",
             bytes: queues * SAMPLE_BYTES,
+        },
+        Part {
+            key: "output.counters_interval",
+            what: "switch counter samples",
+            bytes: counters * COUNTER_ROW_BYTES,
         },
     ]
 }

@@ -51,6 +51,8 @@ pub struct OutputParams {
     pub throughput_interval: Option<Time>,
     /// Queue-depth sampling interval; `None` = no queue time series.
     pub queue_sample_interval: Option<Time>,
+    /// Switch counter sampling interval; `None` = no counter time series.
+    pub counters_interval: Option<Time>,
     /// Table format.
     pub format: TableFormat,
     /// Write report.html.

@@ -51,6 +51,10 @@ table! {
         throughput_interval: TimeOff,
         /// Queue-depth sampling interval (`timeseries/queues.csv`). Default: `"10us"`.
         queue_sample_interval: TimeOff,
+        /// Switch counter sampling interval (`timeseries/counters.csv`: PFC, queue and
+        /// priority-group counters per port and priority, named as SONiC's COUNTERS_DB names
+        /// them). Default: `"off"`.
+        counters_interval: TimeOff,
         /// Table format. Default: `"csv"`.
         format: FormatV,
         /// Write `report.html`. Default: `true`.
@@ -100,9 +104,13 @@ pub fn sim(ctx: &mut Ctx, t: Option<&Sim>) -> Option<SimParams> {
     })
 }
 
-/// A sampling interval: positive or off.
-fn interval(ctx: &mut Ctx, f: &super::declare::V<TimeOff>, dflt: Time) -> Option<Option<Time>> {
-    match ctx.or(f, Some(dflt))? {
+/// A sampling interval: positive or off (`dflt` when not given).
+fn interval(
+    ctx: &mut Ctx,
+    f: &super::declare::V<TimeOff>,
+    dflt: Option<Time>,
+) -> Option<Option<Time>> {
+    match ctx.or(f, dflt)? {
         Some(Time::ZERO) => {
             ctx.err(&f.key, "an interval must be positive (or \"off\")");
             None
@@ -120,8 +128,9 @@ pub fn output(ctx: &mut Ctx, t: &Output, name: &str) -> Option<OutputParams> {
         }
         s => s,
     };
-    let throughput_interval = interval(ctx, &t.throughput_interval, Time::from_us(100));
-    let queue_sample_interval = interval(ctx, &t.queue_sample_interval, Time::from_us(10));
+    let throughput_interval = interval(ctx, &t.throughput_interval, Some(Time::from_us(100)));
+    let queue_sample_interval = interval(ctx, &t.queue_sample_interval, Some(Time::from_us(10)));
+    let counters_interval = interval(ctx, &t.counters_interval, None);
     let format = ctx.or(&t.format, TableFormat::Csv);
     let report = ctx.or(&t.report, true);
     let max_pfc_log = ctx.or(&t.max_pfc_log, 1_000_000);
@@ -129,6 +138,7 @@ pub fn output(ctx: &mut Ctx, t: &Output, name: &str) -> Option<OutputParams> {
         dir: PathBuf::from(dir?),
         throughput_interval: throughput_interval?,
         queue_sample_interval: queue_sample_interval?,
+        counters_interval: counters_interval?,
         format: format?,
         report: report?,
         max_pfc_log: max_pfc_log? as usize,

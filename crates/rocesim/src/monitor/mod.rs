@@ -2,6 +2,7 @@
 //! congestion statistics, and the result records a run reports.
 
 pub mod congestion;
+pub mod counter_sampler;
 pub mod counters;
 pub mod deadlock;
 pub mod failures;

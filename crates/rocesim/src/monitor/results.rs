@@ -199,6 +199,46 @@ pub struct QueueSample {
     pub bytes: u64,
 }
 
+/// One sample of one switch (port, priority)'s counters (timeseries/counters.csv), named
+/// after the COUNTERS_DB fields of SONiC (SAI statistics). Packet and byte counters are
+/// cumulative from the start of the run; occupancies are the value at the sample.
+#[derive(Clone, Debug, Default, Serialize, PartialEq)]
+pub struct CounterSample {
+    /// When, ns.
+    pub time_ns: u64,
+    /// Switch name.
+    pub node: String,
+    /// Port index on the switch.
+    pub port: u32,
+    /// Name of the node at the other end.
+    pub peer: String,
+    /// Priority (traffic class, ingress priority group).
+    pub prio: u8,
+    /// Egress queue of the priority (`tc_to_queue`).
+    pub queue: u8,
+    /// `SAI_PORT_STAT_PFC_<prio>_RX_PKTS`: pause frames (quanta > 0) received.
+    pub pfc_rx_pkts: u64,
+    /// `SAI_PORT_STAT_PFC_<prio>_TX_PKTS`: pause frames (quanta > 0) sent.
+    pub pfc_tx_pkts: u64,
+    /// `SAI_PORT_STAT_PFC_<prio>_RX_PAUSE_DURATION_US`: time the egress priority was paused
+    /// by received pause frames, whole microseconds.
+    pub pfc_rx_pause_duration_us: u64,
+    /// `SAI_QUEUE_STAT_PACKETS`: frames transmitted at this priority.
+    pub queue_packets: u64,
+    /// `SAI_QUEUE_STAT_BYTES`: wire bytes transmitted at this priority.
+    pub queue_bytes: u64,
+    /// `SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES`: bytes in the egress queue.
+    pub queue_curr_occupancy_bytes: u64,
+    /// `SAI_QUEUE_STAT_WATERMARK_BYTES`: peak bytes of the egress queue since the start.
+    pub queue_watermark_bytes: u64,
+    /// `SAI_INGRESS_PRIORITY_GROUP_STAT_CURR_OCCUPANCY_BYTES`: bytes the ingress PG holds.
+    pub pg_curr_occupancy_bytes: u64,
+    /// `SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_CURR_OCCUPANCY_BYTES`: headroom bytes held.
+    pub pg_xoff_room_curr_occupancy_bytes: u64,
+    /// `SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS`: packets dropped at admission.
+    pub pg_dropped_packets: u64,
+}
+
 /// One TCP flow's loss recovery (tcp_flows.csv; only runs with TCP flows have any).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct TcpFlowResult {
@@ -262,6 +302,9 @@ pub struct RunResults {
     pub queues: Vec<QueueSample>,
     /// Congestion-control rate and window time series.
     pub rates: Vec<RateSample>,
+    /// Switch counters over time (empty unless `output.counters_interval` is set).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<CounterSample>,
     /// Congestion points: where congestion happened, for how long, and who passed through.
     pub congestion: Vec<super::congestion::CongestionRecord>,
     /// Watchdog actions (switch PFC watchdog and NIC pause-storm prevention), in time order.

@@ -28,29 +28,33 @@ pub struct Sampler {
     pub rates: Vec<(Time, u32, f64, u64)>,
     /// Each flow's `delivered` at the previous throughput sample.
     delivered_at_sample: Vec<u64>,
+    /// Switch counters over time (`output.counters_interval`).
+    pub counters: super::counter_sampler::CounterSampler,
     /// Switch (port, queue)s seen non-empty at some sample: reported at every sample after,
     /// empty or not, so a plot never draws a ramp across an empty spell.
     seen: Vec<u8>,
 }
 
 impl Sampler {
-    /// A sampler with these intervals.
+    /// A sampler with these intervals (switch counters off).
     pub fn new(throughput: Option<Time>, queues: Option<Time>) -> Self {
         Sampler {
             throughput_interval: throughput,
             queue_interval: queues,
             next_tput: throughput.unwrap_or(Time::NEVER),
             next_queue: queues.unwrap_or(Time::NEVER),
+            counters: super::counter_sampler::CounterSampler::new(None),
             ..Default::default()
         }
     }
 
-    /// When the first sample is due (`NEVER`: no sampling).
+    /// When the next sample of any kind is due (`NEVER`: no sampling).
     pub fn first(&self) -> Time {
-        self.next_tput.min(self.next_queue)
+        self.next_tput.min(self.next_queue).min(self.counters.next)
     }
 
-    /// Take the samples due at `now`; returns when the next is due. `cc(flow)` gives a flow's
+    /// Take the throughput and queue samples due at `now`; returns when the next of them is
+    /// due (switch counters are sampled apart, by [`Sampler::counters`]). `cc(flow)` gives a flow's
     /// congestion-control rate and window.
     pub fn sample(
         &mut self,
@@ -67,7 +71,7 @@ impl Sampler {
             self.sample_queues(now, switches);
             self.next_queue = now + self.queue_interval.expect("scheduled");
         }
-        self.first()
+        self.next_tput.min(self.next_queue)
     }
 
     /// Delivered throughput of every flow active in (last, now].

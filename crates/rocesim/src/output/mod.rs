@@ -8,12 +8,14 @@
 pub mod arrow;
 #[cfg(all(test, feature = "arrow"))]
 mod arrow_tests;
+mod counters;
 mod failures;
 mod fmt;
 mod isolation;
 mod json;
 mod metrics;
 mod nics;
+mod pause_chart;
 mod report;
 mod summary;
 mod svg;
@@ -30,6 +32,7 @@ use std::path::{Path, PathBuf};
 
 use crate::monitor::RunResults;
 
+pub use counters::{write_counters, COUNTERS_HEADER};
 pub use fmt::{fixed, round_sig};
 pub use isolation::{write_isolation, ISOLATION_HEADER};
 pub use metrics::{
@@ -66,8 +69,9 @@ pub const RESULT_FILES: [&str; 14] = [
 ];
 
 /// Result files written only when their feature is on (`tcp_flows.csv`: a scenario with
-/// TCP flows; `isolation.csv`: congestion isolation on).
-pub const OPTIONAL_FILES: [&str; 2] = ["tcp_flows.csv", "isolation.csv"];
+/// TCP flows; `isolation.csv`: congestion isolation on; `timeseries/counters.csv`:
+/// `output.counters_interval` set).
+pub const OPTIONAL_FILES: [&str; 3] = ["tcp_flows.csv", "isolation.csv", "timeseries/counters.csv"];
 
 /// Make `dir` ready for a run's results before the run starts: create it, check that files
 /// can be written there, and delete the result files an earlier run left (only the names in
@@ -117,6 +121,13 @@ pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<V
         let path = dir.join("tcp_flows.csv");
         let mut w = BufWriter::new(fs::File::create(&path)?);
         write_tcp_flows(results, &mut w)?;
+        w.flush()?;
+        written.push(path);
+    }
+    if !results.counters.is_empty() {
+        let path = dir.join("timeseries/counters.csv");
+        let mut w = BufWriter::new(fs::File::create(&path)?);
+        write_counters(results, &mut w)?;
         w.flush()?;
         written.push(path);
     }

@@ -9,8 +9,8 @@ use crate::monitor::RunResults;
 use super::fmt::{esc, fixed, human_bytes, human_count, human_ns};
 use super::summary::{completed_slowdowns, events_per_s, percentile_nearest_rank, pfc_totals};
 use super::svg::{
-    byte_unit, decimate, render, time_unit, Chart, Kind, Scale, Series, MAX_SERIES, OTHER_COLOR,
-    PALETTE,
+    byte_unit, decimate, render, time_unit, Chart, Kind, Mark, Scale, Series, MAX_SERIES,
+    OTHER_COLOR, PALETTE,
 };
 use super::timeline::render_timeline;
 
@@ -60,6 +60,10 @@ pub fn report_html(results: &RunResults) -> String {
     match render_timeline(results) {
         Some(svg) => h.push_str(&svg),
         None => h.push_str("<p class=\"muted\">No PFC pause frames were logged.</p>"),
+    }
+    if let Some(svg) = super::pause_chart::pause_duration_chart(results) {
+        h.push_str("\n<h3>Pause durations</h3>\n");
+        h.push_str(&svg);
     }
     h.push_str("\n<h2>FCT slowdown by flow size</h2>\n");
     match slowdown_chart(results) {
@@ -266,7 +270,21 @@ fn throughput_chart(r: &RunResults) -> Option<String> {
         kind: Kind::Line,
         series,
         note,
+        marks: warmup_band(r, div),
     }))
+}
+
+/// The warm-up window [0, warmup] as a shaded band on a time axis in units of `div` ns
+/// (nothing without a warm-up).
+fn warmup_band(r: &RunResults, div: f64) -> Vec<Mark> {
+    if r.warmup_ns == 0 {
+        return Vec::new();
+    }
+    vec![Mark::XBand {
+        from: 0.0,
+        to: r.warmup_ns as f64 / div,
+        label: "warm-up".into(),
+    }]
 }
 
 /// Queue depth over time for the [`MAX_QUEUES`] queues with the highest peak.
@@ -324,6 +342,7 @@ fn queue_chart(r: &RunResults) -> Option<String> {
         kind: Kind::Line,
         series,
         note,
+        marks: warmup_band(r, tdiv),
     }))
 }
 
@@ -369,6 +388,16 @@ fn slowdown_chart(r: &RunResults) -> Option<String> {
         percentile_nearest_rank(&slow, pm)
             .map_or("–".to_string(), |v| fixed((v * 100.0).round() / 100.0))
     };
+    let marks = [(500, "p50"), (990, "p99")]
+        .into_iter()
+        .filter_map(|(pm, name)| {
+            let y = percentile_nearest_rank(&slow, pm)?;
+            Some(Mark::HLine {
+                y,
+                label: format!("{name} {}", fixed((y * 100.0).round() / 100.0)),
+            })
+        })
+        .collect();
     Some(render(&Chart {
         title: "FCT slowdown by flow size".into(),
         x_label: "flow size (bytes, log scale)".into(),
@@ -386,6 +415,7 @@ fn slowdown_chart(r: &RunResults) -> Option<String> {
             points: pts,
         }],
         note: Some(format!("p50 {} · p99 {}", p(500), p(990))),
+        marks,
     }))
 }
 

@@ -56,6 +56,27 @@ pub(crate) struct Series {
     pub points: Vec<(f64, f64)>,
 }
 
+/// A reference drawn over a chart's data.
+#[derive(Clone, Debug)]
+pub(crate) enum Mark {
+    /// A dashed horizontal line at this y value (a percentile), labelled at its right end.
+    HLine {
+        /// The y value, in the chart's units.
+        y: f64,
+        /// Label (e.g. "p99 3.2").
+        label: String,
+    },
+    /// A shaded band over the x range [from, to] (the warm-up window), labelled at its top.
+    XBand {
+        /// Start, in the chart's x units.
+        from: f64,
+        /// End, in the chart's x units.
+        to: f64,
+        /// Label.
+        label: String,
+    },
+}
+
 /// A chart to render.
 #[derive(Clone, Debug)]
 pub(crate) struct Chart {
@@ -75,6 +96,8 @@ pub(crate) struct Chart {
     pub series: Vec<Series>,
     /// Extra line under the legend (e.g. "+ 12 more flows, summed").
     pub note: Option<String>,
+    /// Percentile lines and shaded ranges drawn with the data.
+    pub marks: Vec<Mark>,
 }
 
 /// A resolved axis: data range after rounding to ticks, and the ticks.
@@ -320,31 +343,86 @@ pub(crate) fn render(chart: &Chart) -> String {
             .flat_map(|s| s.points.iter().map(|p| p.1)),
         chart.y_scale,
     );
-    let mut svg = String::new();
-    let _ = write!(
-        svg,
-        r#"<svg class="chart" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img"><title>{t}</title><text x="{lx}" y="20" class="title">{t}</text>"#,
-        w = WIDTH,
-        h = HEIGHT,
-        lx = LEFT,
-        t = esc(&chart.title),
-    );
-    y_axis(&mut svg, &ya, pw, ph, &chart.y_label);
-    x_axis(&mut svg, &xa, LEFT, pw, TOP, ph, &chart.x_label);
+    let mut body = String::new();
+    y_axis(&mut body, &ya, pw, ph, &chart.y_label);
+    x_axis(&mut body, &xa, LEFT, pw, TOP, ph, &chart.x_label);
+    bands(&mut body, chart, &xa, pw, ph);
+    let mut drawn = 0;
     for s in &chart.series {
         let pts: Vec<(f64, f64)> = s
             .points
             .iter()
             .filter_map(|&(x, y)| Some((LEFT + xa.frac(x)? * pw, TOP + ph - ya.frac(y)? * ph)))
             .collect();
+        drawn += pts.len();
         match chart.kind {
-            Kind::Line => line_path(&mut svg, s, &pts),
-            Kind::Scatter => scatter(&mut svg, s, &pts),
+            Kind::Line => line_path(&mut body, s, &pts),
+            Kind::Scatter => scatter(&mut body, s, &pts),
         }
     }
-    legend(&mut svg, chart, LEFT + pw + 16.0);
-    svg.push_str("</svg>");
-    svg
+    hlines(&mut body, chart, &ya, pw, ph);
+    legend(&mut body, chart, LEFT + pw + 16.0);
+    // data-points: how many points were drawn, so a reader (or a test) can tell an empty plot.
+    format!(
+        r#"<svg class="chart" width="{w}" height="{h}" viewBox="0 0 {w} {h}" role="img" data-series="{ns}" data-points="{drawn}"><title>{t}</title><text x="{lx}" y="20" class="title">{t}</text>{body}</svg>"#,
+        w = WIDTH,
+        h = HEIGHT,
+        lx = LEFT,
+        ns = chart.series.len(),
+        t = esc(&chart.title),
+    )
+}
+
+/// The chart's shaded x ranges, clipped to the plot area, under the data.
+fn bands(svg: &mut String, chart: &Chart, xa: &Axis, pw: f64, ph: f64) {
+    for m in &chart.marks {
+        let Mark::XBand { from, to, label } = m else {
+            continue;
+        };
+        let (Some(a), Some(b)) = (xa.frac(*from), xa.frac(*to)) else {
+            continue;
+        };
+        let (a, b) = (a.clamp(0.0, 1.0), b.clamp(0.0, 1.0));
+        if b <= a {
+            continue;
+        }
+        let _ = write!(
+            svg,
+            r##"<rect class="band" x="{x}" y="{y}" width="{w}" height="{h}" fill="#000" fill-opacity="0.06"/><text x="{tx}" y="{ty}" class="note">{l}</text>"##,
+            x = px(LEFT + a * pw),
+            y = px(TOP),
+            w = px((b - a) * pw),
+            h = px(ph),
+            tx = px(LEFT + a * pw + 4.0),
+            ty = px(TOP + 12.0),
+            l = esc(label),
+        );
+    }
+}
+
+/// The chart's horizontal reference lines (inside the y range), over the data.
+fn hlines(svg: &mut String, chart: &Chart, ya: &Axis, pw: f64, ph: f64) {
+    let lines = chart.marks.iter().filter_map(|m| match m {
+        Mark::HLine { y, label } => Some((y, label)),
+        Mark::XBand { .. } => None,
+    });
+    // Labels alternate below and above their line, so two close lines (p50, p99) stay legible.
+    for (i, (y, label)) in lines.enumerate() {
+        let Some(f) = ya.frac(*y).filter(|f| (0.0..=1.0).contains(f)) else {
+            continue;
+        };
+        let y = TOP + ph - f * ph;
+        let _ = write!(
+            svg,
+            r##"<line class="mark" x1="{l}" y1="{y}" x2="{r}" y2="{y}" stroke="#c0392b" stroke-dasharray="5 4"/><text x="{tx}" y="{ty}" text-anchor="end" class="note">{t}</text>"##,
+            l = px(LEFT),
+            r = px(LEFT + pw),
+            y = px(y),
+            tx = px(LEFT + pw - 4.0),
+            ty = px(if i % 2 == 0 { y + 12.0 } else { y - 4.0 }),
+            t = esc(label),
+        );
+    }
 }
 
 /// The y axis of a plot area `pw` × `ph` px: grid lines, ticks and labels, the axis line and
@@ -376,9 +454,21 @@ fn y_axis(svg: &mut String, ya: &Axis, pw: f64, ph: f64, label: &str) {
     );
 }
 
-/// Series `s` as a polyline through `pts` (px); nothing when there are no points.
+/// Series `s` as a polyline through `pts` (px); a dot for a single point (a polyline of one
+/// point draws nothing); nothing when there are no points.
 fn line_path(svg: &mut String, s: &Series, pts: &[(f64, f64)]) {
     if pts.is_empty() {
+        return;
+    }
+    if let [(x, y)] = pts {
+        let _ = write!(
+            svg,
+            r#"<circle cx="{}" cy="{}" r="2.5" fill="{c}"><title>{n}</title></circle>"#,
+            px(*x),
+            px(*y),
+            c = esc(&s.color),
+            n = esc(&s.name),
+        );
         return;
     }
     let mut d = String::new();
@@ -494,10 +584,47 @@ mod tests {
                 points: vec![(0.0, 1.0), (1.0, 2.0)],
             }],
             note: None,
+            marks: vec![
+                Mark::HLine {
+                    y: 1.5,
+                    label: "p50 1.5".into(),
+                },
+                Mark::XBand {
+                    from: 0.0,
+                    to: 0.5,
+                    label: "warm-up".into(),
+                },
+            ],
         };
         let s = render(&chart);
         assert!(s.starts_with("<svg") && s.ends_with("</svg>"));
+        assert!(s.contains(r#"data-points="2""#));
+        // The axis spans 0..2 over 380 - 34 - 52 = 294 px: y = 1.5 sits at 34 + 294/4.
+        assert!(s.contains(r#"y1="107.5""#) && s.contains(">p50 1.5</text>"));
+        // The band covers half the unit x range (the axis is 0..1): half of 960 - 74 - 230.
+        assert!(s.contains(r#"width="328""#) && s.contains(">warm-up</text>"));
         assert!(s.contains("t&lt;1&gt;") && s.contains(">f0</text>"));
         assert!(!s.contains("http"));
+    }
+
+    #[test]
+    fn a_single_sample_is_drawn_as_a_dot() {
+        let chart = Chart {
+            title: "t".into(),
+            x_label: "x".into(),
+            y_label: "y".into(),
+            x_scale: Scale::Linear,
+            y_scale: Scale::Linear,
+            kind: Kind::Line,
+            series: vec![Series {
+                name: "only".into(),
+                color: PALETTE[0].into(),
+                points: vec![(1.0, 1.0)],
+            }],
+            note: None,
+            marks: Vec::new(),
+        };
+        let s = render(&chart);
+        assert!(s.contains("<circle") && !s.contains("<path"), "{s}");
     }
 }

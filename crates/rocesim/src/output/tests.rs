@@ -523,3 +523,24 @@ fn report_names_queues_by_peer_and_explains_a_missing_fct_chart() {
     let html = report_html(&r);
     assert!(html.contains("are long-lived"), "all-long note");
 }
+
+#[test]
+fn report_draws_percentiles_warmup_and_pause_durations() {
+    let mut r = sample();
+    // Slowdowns 1..10: nearest-rank p50 = 5 and p99 = 10, drawn as two dashed lines.
+    let html = report_html(&r);
+    let fct = &html[html.find("FCT slowdown by flow size").unwrap()..];
+    assert_eq!(fct.matches(r#"class="mark""#).count(), 2);
+    assert!(fct.contains(">p50 5</text>") && fct.contains(">p99 10</text>"));
+    // The 100 us warm-up is shaded on the throughput and queue charts.
+    assert_eq!(html.matches(">warm-up</text>").count(), 2);
+    // One pause of 1.5 us at S1 port 3 (facing S2): one step of the CDF, two points.
+    let pauses = &html[html.find("Pause durations per port").unwrap()..];
+    assert!(pauses.contains("S1→S2 p3 (1 pause)"));
+    assert!(html.contains(r#"data-series="1" data-points="2"><title>Pause durations"#));
+    // Without a warm-up or pauses, neither is drawn.
+    r.warmup_ns = 0;
+    r.pause_intervals.clear();
+    let html = report_html(&r);
+    assert!(!html.contains("warm-up") && !html.contains("Pause durations"));
+}

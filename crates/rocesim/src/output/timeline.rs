@@ -184,7 +184,15 @@ pub(crate) fn render_timeline(results: &RunResults) -> Option<String> {
         &format!("time ({unit})"),
     );
     svg.push_str("</svg>");
-    Some(svg)
+    Some(with_counts(&svg, shown))
+}
+
+/// `svg` with `data-series` (rows) and `data-points` (bars drawn: the rects with a title) on
+/// its root element, so a reader (or a test) can tell an empty plot.
+fn with_counts(svg: &str, rows: usize) -> String {
+    let bars = svg.matches("</title></rect>").count();
+    let counts = format!(r#"role="img" data-series="{rows}" data-points="{bars}">"#);
+    svg.replacen(r#"role="img">"#, &counts, 1)
 }
 
 #[cfg(test)]

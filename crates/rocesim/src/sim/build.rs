@@ -112,6 +112,9 @@ impl Sim {
             groups,
             scenario,
         };
+        sim.sampler.counters = crate::monitor::counter_sampler::CounterSampler::new(
+            sim.scenario.output.counters_interval,
+        );
         for (f, spec) in sim.scenario.flows.iter().enumerate() {
             sim.ctx.monitor.flows[f].start = spec.start;
         }

@@ -21,6 +21,8 @@ mod traffic;
 mod warnings;
 
 #[cfg(test)]
+mod counter_tests;
+#[cfg(test)]
 mod headroom_tests;
 #[cfg(test)]
 mod invariant_tests;
@@ -272,9 +274,10 @@ impl Sim {
         let now = self.now();
         let (nics, conns, specs) = (&self.nics, &self.ctx.conns, &self.scenario.flows);
         let cc = |f: u32| flow_cc(nics, conns, specs, f);
-        let next = self
-            .sampler
+        self.sampler
             .sample(now, &mut self.ctx.monitor.flows, cc, &self.switches);
+        (self.sampler.counters).sample_due(now, &self.switches, &self.ctx.monitor);
+        let next = self.sampler.first();
         if next <= self.end {
             self.ctx.events.schedule(next, Event::Sample);
         }
@@ -289,6 +292,7 @@ impl Sim {
             self.sampler
                 .sample_throughput(now, &mut self.ctx.monitor.flows, cc);
         }
+        (self.sampler.counters).sample_final(now, &self.switches, &self.ctx.monitor);
     }
 
     fn open_stats_window(&mut self) {

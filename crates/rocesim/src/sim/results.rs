@@ -9,8 +9,8 @@ use crate::monitor::failures::{
 };
 use crate::monitor::pingmesh::{self, PingRecord};
 use crate::monitor::{
-    FlowResult, PauseInterval, PfcRecord, PortQueueRow, PortRow, QueueSample, RateSample,
-    RunResults, ThroughputSample,
+    CounterSample, FlowResult, PauseInterval, PfcRecord, PortQueueRow, PortRow, QueueSample,
+    RateSample, RunResults, ThroughputSample,
 };
 use crate::nic::recovery_stats::RecoveryCounters;
 use crate::packet::PacketKind;
@@ -45,6 +45,7 @@ impl Sim {
             throughput: self.merge_throughput(self.throughput_samples()),
             queues: self.queue_samples(),
             rates: self.merge_rates(self.rate_samples()),
+            counters: self.counter_samples(),
             congestion: self.congestion_records(now),
             watchdog,
             watchdog_queues,
@@ -360,6 +361,33 @@ impl Sim {
                     port,
                     queue: queue.0,
                     bytes,
+                }
+            })
+            .collect()
+    }
+
+    /// Switch counter samples with names resolved.
+    fn counter_samples(&self) -> Vec<CounterSample> {
+        (self.sampler.counters.rows.iter())
+            .map(|c| {
+                let (node, port) = self.port_name(c.port);
+                CounterSample {
+                    time_ns: c.time.ns(),
+                    node,
+                    port,
+                    peer: self.node_name(self.port_owner(c.port.peer()).0).to_string(),
+                    prio: c.prio.0,
+                    queue: c.queue.0,
+                    pfc_rx_pkts: c.pfc_rx,
+                    pfc_tx_pkts: c.pfc_tx,
+                    pfc_rx_pause_duration_us: c.paused_ps / 1_000_000,
+                    queue_packets: c.packets,
+                    queue_bytes: c.bytes,
+                    queue_curr_occupancy_bytes: c.queue_bytes,
+                    queue_watermark_bytes: c.queue_watermark,
+                    pg_curr_occupancy_bytes: c.pg_bytes,
+                    pg_xoff_room_curr_occupancy_bytes: c.pg_headroom,
+                    pg_dropped_packets: c.pg_dropped,
                 }
             })
             .collect()

@@ -33,6 +33,7 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
             dir: PathBuf::from("results/test"),
             throughput_interval: None,
             queue_sample_interval: None,
+            counters_interval: None,
             format: TableFormat::Csv,
             report: false,
             max_pfc_log: 1_000_000,

@@ -286,6 +286,12 @@ fn memory_estimate_names_the_key_that_makes_a_run_too_large() {
     let e = load_pl(&text, &["output.throughput_interval=1ps"]).unwrap_err();
     assert_key(&e, "output.throughput_interval");
     assert!(e.to_string().contains("sim.max_memory"), "{e}");
+    // Switch counters every picosecond: about 6e10 samples of each active (port, priority).
+    let e = load_pl(&text, &["output.counters_interval=1ps"]).unwrap_err();
+    assert_key(&e, "output.counters_interval");
+    let e = load_pl(&text, &["output.counters_interval=0us"]).unwrap_err();
+    assert_key(&e, "output.counters_interval");
+    assert!(load_pl(&text, &["output.counters_interval=10us"]).is_ok());
     // A limit below what even the parking lot needs, then the same limit raised.
     let e = load_pl(&text, &["sim.max_memory=10KB"]).unwrap_err();
     assert!(
