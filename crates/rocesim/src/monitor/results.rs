@@ -52,6 +52,22 @@ pub struct FlowResult {
     pub inflight_bytes: u64,
 }
 
+impl FlowResult {
+    /// Add `o`'s counters (bytes, packets and window goodput) to this row's: the row of a
+    /// flow made of several queue pairs is the sum of its QPs' rows.
+    pub fn add_counters(&mut self, o: &FlowResult) {
+        self.bytes_delivered += o.bytes_delivered;
+        self.goodput_gbps += o.goodput_gbps;
+        self.retx_packets += o.retx_packets;
+        self.cnp_rx += o.cnp_rx;
+        self.ecn_marked += o.ecn_marked;
+        self.tx_bytes += o.tx_bytes;
+        self.discarded_bytes += o.discarded_bytes;
+        self.dropped_bytes += o.dropped_bytes;
+        self.inflight_bytes += o.inflight_bytes;
+    }
+}
+
 /// Counters of one (node, port, priority).
 #[derive(Clone, Debug, Default, Serialize, PartialEq)]
 pub struct PortRow {

@@ -11,7 +11,7 @@ use proptest::prelude::*;
 use super::testkit::*;
 use super::Sim;
 use crate::fabric::params::Headroom;
-use crate::topology::{HostSpec, LinkSpec, NodeRef, SwitchSpec, Topology};
+use crate::topology::{LinkSpec, NodeRef, Topology};
 use crate::units::{Bytes, Rate, Time};
 
 /// Hosts 0..n/2 on switch 0, the rest on switch 1, one trunk between the switches: every
@@ -24,19 +24,8 @@ fn dumbbell(n: u32) -> Topology {
         .collect();
     links.push(link(NodeRef::Switch(0), NodeRef::Switch(1)));
     Topology {
-        hosts: (0..n)
-            .map(|i| HostSpec {
-                name: format!("h{i}"),
-                pod: None,
-            })
-            .collect(),
-        switches: (0..2)
-            .map(|i| SwitchSpec {
-                name: format!("sw{i}"),
-                role: "switch".into(),
-                pod: None,
-            })
-            .collect(),
+        hosts: hosts(n),
+        switches: switches(2),
         links,
     }
 }

@@ -88,8 +88,8 @@ fn all<T: Copy>(v: impl Iterator<Item = Option<T>>) -> Option<Vec<T>> {
 }
 
 impl Sim {
-    /// One row per scenario flow from the rows of its QPs: bytes and counters summed, from
-    /// the first start to the last completion.
+    /// One row per scenario flow from the rows of its QPs: counters summed
+    /// ([`FlowResult::add_counters`]), from the first start to the last completion.
     pub(super) fn merge_flow_rows(&self, rows: Vec<FlowResult>, now: Time) -> Vec<FlowResult> {
         let Some(g) = &self.groups else { return rows };
         let warm = self.scenario.sim.warmup.min(now);
@@ -98,27 +98,16 @@ impl Sim {
         (g.specs.iter().enumerate())
             .map(|(i, spec)| {
                 let qs = &rows[g.first[i] as usize..g.first[i + 1] as usize];
+                let mut row = qs[0].clone();
+                qs[1..].iter().for_each(|q| row.add_counters(q));
                 let start = qs.iter().map(|r| r.start_ns).min().unwrap_or(0);
                 let end = all(qs.iter().map(|r| r.end_ns)).and_then(|v| v.into_iter().max());
-                let delivered =
-                    all(qs.iter().map(|r| r.delivered_ns)).and_then(|v| v.into_iter().max());
                 let size = spec.size.map(|s| s.max(1)).filter(|&s| s != u64::MAX);
                 let fct = end.map(|e| e.saturating_sub(start));
                 let ideal = size.map(|s| self.ideal_fct(spec.src, spec.dst, s).ns());
-                let slowdown = match (fct, ideal) {
-                    (Some(a), Some(b)) if b > 0 => Some(a as f64 / b as f64),
-                    _ => None,
-                };
-                let sum = |f: fn(&FlowResult) -> u64| qs.iter().map(f).sum::<u64>();
-                let goodput: f64 = qs.iter().map(|r| r.goodput_gbps).sum();
                 let from = Time::from_ns(start).max(warm);
                 let to = end.map_or(now, |e| Time::from_ns(e).min(now));
                 let active = to.saturating_sub(from).ps() as f64;
-                let goodput_active = if active > 0.0 {
-                    goodput * window / active
-                } else {
-                    0.0
-                };
                 FlowResult {
                     flow_id: i as u32,
                     name: spec
@@ -131,20 +120,20 @@ impl Sim {
                     start_ns: start,
                     end_ns: end,
                     acked_ns: end,
-                    delivered_ns: delivered,
+                    delivered_ns: all(qs.iter().map(|r| r.delivered_ns))
+                        .and_then(|v| v.into_iter().max()),
                     fct_ns: fct,
                     ideal_fct_ns: ideal,
-                    slowdown,
-                    bytes_delivered: sum(|r| r.bytes_delivered),
-                    goodput_gbps: goodput,
-                    goodput_active_gbps: goodput_active,
-                    retx_packets: sum(|r| r.retx_packets),
-                    cnp_rx: sum(|r| r.cnp_rx),
-                    ecn_marked: sum(|r| r.ecn_marked),
-                    tx_bytes: sum(|r| r.tx_bytes),
-                    discarded_bytes: sum(|r| r.discarded_bytes),
-                    dropped_bytes: sum(|r| r.dropped_bytes),
-                    inflight_bytes: sum(|r| r.inflight_bytes),
+                    slowdown: match (fct, ideal) {
+                        (Some(a), Some(b)) if b > 0 => Some(a as f64 / b as f64),
+                        _ => None,
+                    },
+                    goodput_active_gbps: if active > 0.0 {
+                        row.goodput_gbps * window / active
+                    } else {
+                        0.0
+                    },
+                    ..row
                 }
             })
             .collect()

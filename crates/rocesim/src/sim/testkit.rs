@@ -74,20 +74,42 @@ pub fn tcp_flow(
     }
 }
 
+/// Hosts with the given names, in no pod.
+pub fn named_hosts(names: impl IntoIterator<Item = impl Into<String>>) -> Vec<HostSpec> {
+    (names.into_iter())
+        .map(|n| HostSpec {
+            name: n.into(),
+            pod: None,
+        })
+        .collect()
+}
+
+/// Switches of role "switch" with the given names, in no pod.
+pub fn named_switches(names: impl IntoIterator<Item = impl Into<String>>) -> Vec<SwitchSpec> {
+    (names.into_iter())
+        .map(|n| SwitchSpec {
+            name: n.into(),
+            role: "switch".into(),
+            pod: None,
+        })
+        .collect()
+}
+
+/// Hosts `h0..h{n-1}`.
+pub fn hosts(n: u32) -> Vec<HostSpec> {
+    named_hosts((0..n).map(|i| format!("h{i}")))
+}
+
+/// Switches `sw0..sw{n-1}`.
+pub fn switches(n: u32) -> Vec<SwitchSpec> {
+    named_switches((0..n).map(|i| format!("sw{i}")))
+}
+
 /// `n` hosts `h0..` on one switch `sw0`, every link `rate` and `delay`.
 pub fn star(n: u32, rate: Rate, delay: Time) -> Topology {
     Topology {
-        hosts: (0..n)
-            .map(|i| HostSpec {
-                name: format!("h{i}"),
-                pod: None,
-            })
-            .collect(),
-        switches: vec![SwitchSpec {
-            name: "sw0".into(),
-            role: "switch".into(),
-            pod: None,
-        }],
+        hosts: hosts(n),
+        switches: switches(1),
         links: (0..n)
             .map(|i| LinkSpec {
                 a: NodeRef::Host(i),
@@ -102,12 +124,7 @@ pub fn star(n: u32, rate: Rate, delay: Time) -> Topology {
 /// Two hosts joined by one cable, no switch.
 pub fn back_to_back(rate: Rate, delay: Time) -> Topology {
     Topology {
-        hosts: (0..2)
-            .map(|i| HostSpec {
-                name: format!("h{i}"),
-                pod: None,
-            })
-            .collect(),
+        hosts: hosts(2),
         switches: vec![],
         links: vec![LinkSpec {
             a: NodeRef::Host(0),
@@ -124,21 +141,8 @@ pub fn parking_lot(rate: Rate, delay: Time) -> Topology {
     let s = |i| NodeRef::Switch(i);
     let l = |a, b| LinkSpec { a, b, rate, delay };
     Topology {
-        hosts: ["A", "B", "C", "D", "R"]
-            .iter()
-            .map(|n| HostSpec {
-                name: n.to_string(),
-                pod: None,
-            })
-            .collect(),
-        switches: ["S1", "S2"]
-            .iter()
-            .map(|n| SwitchSpec {
-                name: n.to_string(),
-                role: "switch".into(),
-                pod: None,
-            })
-            .collect(),
+        hosts: named_hosts(["A", "B", "C", "D", "R"]),
+        switches: named_switches(["S1", "S2"]),
         links: vec![
             l(h(0), s(0)),
             l(h(1), s(0)),
@@ -155,19 +159,8 @@ pub fn parking_lot(rate: Rate, delay: Time) -> Topology {
 pub fn chain3(rate: Rate, delay: Time) -> Topology {
     let l = |a, b| LinkSpec { a, b, rate, delay };
     Topology {
-        hosts: (0..2)
-            .map(|i| HostSpec {
-                name: format!("h{i}"),
-                pod: None,
-            })
-            .collect(),
-        switches: (0..2)
-            .map(|i| SwitchSpec {
-                name: format!("sw{i}"),
-                role: "switch".into(),
-                pod: None,
-            })
-            .collect(),
+        hosts: hosts(2),
+        switches: switches(2),
         links: vec![
             l(NodeRef::Host(0), NodeRef::Switch(0)),
             l(NodeRef::Switch(0), NodeRef::Switch(1)),

@@ -502,7 +502,7 @@ fn link_down_drops_until_routing_reconverges() {
     // The leaf0–spine0 link dies at 1 ms and routing reconverges 0.5 ms later: packets hashed to
     // spine0 are lost in between, none after, and go-back-N recovers every flow.
     use crate::faults::{FaultKind, FaultSpec};
-    use crate::topology::{HostSpec, LinkSpec, NodeRef, SwitchSpec, Topology};
+    use crate::topology::{LinkSpec, NodeRef, Topology};
     let r40 = Rate::gbps(40);
     let d = Time::from_us(1);
     let mut links = Vec::new();
@@ -525,20 +525,8 @@ fn link_down_drops_until_routing_reconverges() {
         }
     }
     let topo = Topology {
-        hosts: (0..4)
-            .map(|i| HostSpec {
-                name: format!("h{i}"),
-                pod: None,
-            })
-            .collect(),
-        switches: ["leaf0", "leaf1", "spine0", "spine1"]
-            .iter()
-            .map(|n| SwitchSpec {
-                name: n.to_string(),
-                role: "switch".into(),
-                pod: None,
-            })
-            .collect(),
+        hosts: hosts(4),
+        switches: named_switches(["leaf0", "leaf1", "spine0", "spine1"]),
         links,
     };
     let mk = |duration| {
