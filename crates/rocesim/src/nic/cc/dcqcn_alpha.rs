@@ -114,7 +114,7 @@ mod tests {
 
     #[test]
     fn n_ticks_without_cnps_decay_by_one_minus_g_to_the_n() {
-        let mut a = AlphaTimer::start(us(1), G, 1.0, us(0));
+        let a = AlphaTimer::start(us(1), G, 1.0, us(0));
         for n in 1..50u64 {
             let want = (1.0 - G).powi(n as i32);
             assert!((a.peek(us(n)) - want).abs() < 1e-12, "n = {n}");
