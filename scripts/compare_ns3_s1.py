@@ -12,6 +12,7 @@ standalone_fct = base_rtt + (size + ceil(size / 1000) * 48) * 8 / 100 Gb/s, with
 4.16 / 8.32 / 12.48 us for 2 / 4 / 6 hops (fat-tree k = 8: same edge switch 2 hops, same pod
 4, else 6). ns-3 stopped at 5 ms, so its file lists only the flows that finished by then; the
 comparison uses the same flows from rocesim (matched on source, destination, size and start).
+The measured tables and the differences that remain are in docs/validation.md.
 
 Usage: scripts/compare_ns3_s1.py [--ns3 FILE] [--bin ROCESIM] [--defaults] [--keep DIR]
                                  [--seeds 1,2,3] [--set KEY=VALUE ...]

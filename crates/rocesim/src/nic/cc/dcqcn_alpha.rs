@@ -38,15 +38,16 @@ pub struct AlphaTimer {
 }
 
 impl AlphaTimer {
-    /// The timer started by a QP's first CNP at `now`: α = `initial`, and that CNP counts for
-    /// the first interval (ns-3 sets its "CNP arrived" flag at the first CNP).
+    /// The timer started by a QP's first CNP at `now`: α = `initial`, and that CNP does not
+    /// count for the first interval (ns-3's `cnp_received_mlx` sets α = 1 and clears its
+    /// "CNP arrived" flag on a QP's first CNP), so the first expiry is a pure decay.
     pub fn start(period: Time, g: f64, initial: f64, now: Time) -> Self {
         AlphaTimer {
             period,
             g,
             alpha: initial,
             at: now,
-            cnp: true,
+            cnp: false,
         }
     }
 
@@ -97,57 +98,59 @@ mod tests {
     }
 
     #[test]
-    fn first_cnp_counts_for_the_first_interval() {
+    fn first_cnp_does_not_count_for_the_first_interval() {
         let mut a = AlphaTimer::start(us(1), G, 0.5, us(0));
         assert_eq!(a.value(us(1) - Time::from_ps(1)), 0.5, "no expiry yet");
-        // First expiry with the CNP flag: 0.5·(1 − g) + g = 0.501953125.
-        assert!((a.value(us(1)) - 0.501_953_125).abs() < 1e-15);
+        // First expiry without the CNP flag: 0.5·(1 − g) = 0.498046875.
+        assert!((a.value(us(1)) - 0.498_046_875).abs() < 1e-15);
         // Two more expiries without a CNP: × (255/256)².
-        let want = 0.501_953_125 * (255.0f64 / 256.0).powi(2);
+        let want = 0.498_046_875 * (255.0f64 / 256.0).powi(2);
         assert!((a.value(us(3)) - want).abs() < 1e-15);
+        // A second CNP counts for the interval it falls in: + g at the 4 us expiry.
+        a.on_cnp(Time::from_ns(3_500));
+        let want4 = (1.0 - G) * want + G;
+        assert!((a.value(us(4)) - want4).abs() < 1e-15);
     }
 
     #[test]
     fn n_ticks_without_cnps_decay_by_one_minus_g_to_the_n() {
-        let mut a = AlphaTimer::start(us(1), G, 1.0, us(0));
-        // The first tick carries the first CNP: 1·(1 − g) + g = 1.
-        assert!((a.value(us(1)) - 1.0).abs() < 1e-15);
+        let a = AlphaTimer::start(us(1), G, 1.0, us(0));
         for n in 1..50u64 {
             let want = (1.0 - G).powi(n as i32);
-            assert!((a.peek(us(1 + n)) - want).abs() < 1e-12, "n = {n}");
+            assert!((a.peek(us(n)) - want).abs() < 1e-12, "n = {n}");
         }
         // Lazily applied in one go gives the same as tick by tick.
         let mut b = AlphaTimer::start(us(1), G, 1.0, us(0));
-        assert!((b.value(us(50)) - (1.0 - G).powi(49)).abs() < 1e-12);
+        assert!((b.value(us(50)) - (1.0 - G).powi(50)).abs() < 1e-12);
     }
 
     #[test]
     fn a_cnp_in_an_interval_adds_g_at_its_expiry_once() {
         let mut a = AlphaTimer::start(us(1), G, 1.0, us(0));
-        a.value(us(10)); // α = (1 − g)^9
-        let a9 = (1.0 - G).powi(9);
+        a.value(us(10)); // ten pure decays: α = (1 − g)^10
+        let a10 = (1.0 - G).powi(10);
         // Three CNPs inside (10, 11) us: one + g at 11 us.
         for ns in [10_100, 10_500, 10_900] {
             a.on_cnp(Time::from_ns(ns));
         }
         assert!(
-            (a.peek(Time::from_ns(10_999)) - a9).abs() < 1e-15,
+            (a.peek(Time::from_ns(10_999)) - a10).abs() < 1e-15,
             "not before the expiry"
         );
-        let a10 = (1.0 - G) * a9 + G;
-        assert!((a.value(us(11)) - a10).abs() < 1e-15);
+        let a11 = (1.0 - G) * a10 + G;
+        assert!((a.value(us(11)) - a11).abs() < 1e-15);
         // Next interval has no CNP: pure decay.
-        assert!((a.value(us(12)) - (1.0 - G) * a10).abs() < 1e-15);
+        assert!((a.value(us(12)) - (1.0 - G) * a11).abs() < 1e-15);
     }
 
     #[test]
     fn a_cnp_at_an_expiry_counts_for_the_next_interval() {
         let mut a = AlphaTimer::start(us(1), G, 1.0, us(0));
         a.value(us(5));
-        let a4 = (1.0 - G).powi(4);
-        a.on_cnp(us(6)); // the 6 us expiry is applied first (no CNP): a4·(1 − g)
-        let a5 = a4 * (1.0 - G);
-        assert!((a.value(us(6)) - a5).abs() < 1e-15);
-        assert!((a.value(us(7)) - ((1.0 - G) * a5 + G)).abs() < 1e-15);
+        let a5 = (1.0 - G).powi(5);
+        a.on_cnp(us(6)); // the 6 us expiry is applied first (no CNP): a5·(1 − g)
+        let a6 = a5 * (1.0 - G);
+        assert!((a.value(us(6)) - a6).abs() < 1e-15);
+        assert!((a.value(us(7)) - ((1.0 - G) * a6 + G)).abs() < 1e-15);
     }
 }

@@ -202,8 +202,9 @@ fn ns3_like() -> DcqcnParams {
 }
 
 /// ns-3's rule: the first CNP (at 0.5 us) cuts nothing; the cut comes at the next 4 us
-/// decrease-timer expiry, with α after the 1 us α-timer expiries: 1 (the first CNP's
-/// tick: (1 − g)·1 + g), then (1 − g)³ at 4.5 us; α gains nothing at the cut.
+/// decrease-timer expiry, with α after the four 1 us α-timer expiries: α starts at 1 and the
+/// first CNP does not count for an interval (ns-3 clears its flag), so (1 − g)⁴ at 4.5 us; α
+/// gains nothing at the cut.
 #[test]
 fn timer_rule_defers_the_cut_to_the_decrease_timer() {
     let mut c = Dcqcn::new(&ns3_like(), &ctx(100));
@@ -213,7 +214,7 @@ fn timer_rule_defers_the_cut_to_the_decrease_timer() {
     assert_eq!(c.next_timer(), Some(t0 + Time::from_us(4)));
     c.on_timer(t0 + Time::from_us(4));
     let g: f64 = 1.0 / 256.0;
-    let a = (1.0 - g).powi(3);
+    let a = (1.0 - g).powi(4);
     assert!(close(c.current_rate(), 100e9 * (1.0 - a / 2.0)));
     assert!((c.alpha_at(t0 + Time::from_us(4)) - a).abs() < 1e-12);
     assert_eq!(
