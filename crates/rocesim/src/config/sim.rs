@@ -39,7 +39,11 @@ table! {
 }
 
 choice!(/// Table file format.
-    FormatV -> TableFormat { "csv" => TableFormat::Csv, "parquet" => TableFormat::Parquet });
+FormatV -> TableFormat {
+    "csv" => TableFormat::Csv,
+    "parquet" => TableFormat::Parquet,
+    "both" => TableFormat::Both
+});
 
 table! {
     /// `[output]`: what to write and where.
@@ -51,7 +55,9 @@ table! {
         throughput_interval: TimeOff,
         /// Queue-depth sampling interval (`timeseries/queues.csv`). Default: `"10us"`.
         queue_sample_interval: TimeOff,
-        /// Table format. Default: `"csv"`.
+        /// Format of the result tables: `"csv"`, `"parquet"` (`flows.parquet`, ..., with each
+        /// column's unit and meaning in the schema metadata) or `"both"`. `summary.json` and
+        /// `report.html` are written either way. Default: `"csv"`.
         format: FormatV,
         /// Write `report.html`. Default: `true`.
         report: Bool,
