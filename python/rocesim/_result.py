@@ -13,6 +13,7 @@ import pyarrow as pa
 #: The tables, by name, with the result file each mirrors (see docs/results.md).
 TABLES = {
     "flows": "flows.csv",
+    "tcp_flows": "tcp_flows.csv",
     "ports": "ports.csv",
     "port_queues": "port_queues.csv",
     "links": "links.csv",
@@ -23,6 +24,8 @@ TABLES = {
     "rates": "timeseries/rates.csv",
     "deadlocks": "deadlocks.csv",
     "pingmesh": "pingmesh.csv",
+    "nics": "nics.csv",
+    "isolation": "isolation.csv",
 }
 
 
@@ -104,10 +107,17 @@ class Result:
             return pl.from_arrow(self.table(name))
         return {n: pl.from_arrow(t) for n, t in self.tables.items()}
 
-    def write(self, dir: str | os.PathLike, report: bool | None = None) -> list[Path]:
+    def write(
+        self,
+        dir: str | os.PathLike,
+        report: bool | None = None,
+        format: str | None = None,
+    ) -> list[Path]:
         """Writes the result files into ``dir`` as ``rocesim run --out dir`` does (report.html
-        when ``output.report`` is on, or as ``report`` says); returns the paths written."""
-        return [Path(p) for p in self._native.write(str(dir), report)]
+        when ``output.report`` is on, or as ``report`` says), the tables as CSV, Parquet or both
+        (``format="csv" | "parquet" | "both"``; default: the scenario's ``output.format``);
+        returns the paths written."""
+        return [Path(p) for p in self._native.write(str(dir), report, format)]
 
     def __repr__(self) -> str:
         return self._native.terminal_table()

@@ -7,6 +7,7 @@ use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
 use rocesim::config::{self, error::collapse, Scenario};
 use rocesim::monitor::RunResults;
+use rocesim::config::TableFormat;
 use rocesim::output::arrow::arrow_tables;
 use rocesim::Sim;
 
@@ -100,13 +101,13 @@ pub fn run(
     let mut watch = Watch::new(progress, interval);
     let out = py.detach(|| {
         let sc = load(text, file_name, base_dir, &overrides)?;
-        let report = sc.output.report;
+        let output = (sc.output.report, sc.output.format);
         let sim = build(sc, file_name)?;
         let results = rocesim::run::run_sim(sim, |p, elapsed| watch.keep_going(p, elapsed));
-        Ok((results, report))
+        Ok((results, output))
     });
-    let (results, report) = out.map_err(Findings::into_err)?;
-    let result = py.detach(|| PendingResult::new(results, report))?;
+    let (results, (report, format)) = out.map_err(Findings::into_err)?;
+    let result = py.detach(|| PendingResult::new(results, report, format))?;
     Ok((result, watch.into_error()))
 }
 
@@ -116,6 +117,7 @@ pub struct RunResult {
     results: Arc<RunResults>,
     tables: Vec<(&'static str, Py<ArrowTable>)>,
     report: bool,
+    format: TableFormat,
 }
 
 /// A run's results with their Arrow batches, before they become Python objects.
@@ -123,18 +125,20 @@ pub struct PendingResult {
     results: RunResults,
     batches: Vec<(&'static str, arrow_array::RecordBatch)>,
     report: bool,
+    format: TableFormat,
 }
 
 impl PendingResult {
     /// Builds the Arrow tables of `results`. Called without the GIL; the batches become Python
     /// objects when the result is returned to Python.
-    fn new(results: RunResults, report: bool) -> PyResult<PendingResult> {
+    fn new(results: RunResults, report: bool, format: TableFormat) -> PyResult<PendingResult> {
         let batches = arrow_tables(&results)
             .map_err(|e| PyOSError::new_err(format!("cannot build the result tables: {e}")))?;
         Ok(PendingResult {
             results,
             batches,
             report,
+            format,
         })
     }
 }
@@ -156,6 +160,7 @@ impl<'py> IntoPyObject<'py> for PendingResult {
                 results: Arc::new(self.results),
                 tables,
                 report: self.report,
+                format: self.format,
             },
         )
     }
@@ -193,14 +198,32 @@ impl RunResult {
     }
 
     /// Writes the result files into `dir` as `rocesim run --out DIR` does (deleting the result
-    /// files an earlier run left there); returns the paths written.
-    #[pyo3(signature = (dir, report=None))]
-    fn write(&self, py: Python<'_>, dir: PathBuf, report: Option<bool>) -> PyResult<Vec<PathBuf>> {
+    /// files an earlier run left there), the tables as `format` says (`"csv"`, `"parquet"` or
+    /// `"both"`; default: the scenario's `output.format`); returns the paths written.
+    #[pyo3(signature = (dir, report=None, format=None))]
+    fn write(
+        &self,
+        py: Python<'_>,
+        dir: PathBuf,
+        report: Option<bool>,
+        format: Option<&str>,
+    ) -> PyResult<Vec<PathBuf>> {
         let report = report.unwrap_or(self.report);
+        let format = match format {
+            None => self.format,
+            Some("csv") => TableFormat::Csv,
+            Some("parquet") => TableFormat::Parquet,
+            Some("both") => TableFormat::Both,
+            Some(other) => {
+                return Err(pyo3::exceptions::PyValueError::new_err(format!(
+                    "format must be \"csv\", \"parquet\" or \"both\", not {other:?}"
+                )))
+            }
+        };
         let results = self.results.clone();
         py.detach(move || {
             rocesim::output::prepare_dir(&dir)
-                .and_then(|()| rocesim::output::write_all(&results, &dir, report))
+                .and_then(|()| rocesim::output::write_results(&results, &dir, report, format))
         })
         .map_err(|e| PyOSError::new_err(format!("cannot write results: {e}")))
     }

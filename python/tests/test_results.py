@@ -1,11 +1,13 @@
 """Python and the command line give identical results for the same scenario and seed: every
-file `Result.write` writes equals the CLI's, and every Arrow table holds its CSV file's values."""
+file `Result.write` writes equals the CLI's, every Arrow table holds its CSV file's values, and
+every Parquet file the CLI writes (read with pyarrow) holds them too."""
 
 import json
 import math
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
 import pytest
 
 import rocesim
@@ -18,7 +20,13 @@ CASES = [
     ("deadlock-ring.toml", []),
     ("pfc-storm.toml", ["sim.duration=8ms", "sim.warmup=0us"]),
     ("pingmesh-latency.toml", ["sim.duration=1ms", "sim.warmup=0us"]),
+    ("linkedin-storage.toml", ["sim.duration=2ms", "sim.warmup=0us"]),
+    ("slow-receiver.toml", ["sim.duration=1ms", "sim.warmup=0us"]),
+    ("isolation-victim.toml", ["sim.duration=200us", "sim.warmup=0us"]),
 ]
+
+# Tables written only when their feature is on (probes, TCP flows, NIC caches, isolation).
+OPTIONAL = {"pingmesh", "tcp_flows", "nics", "isolation"}
 
 # summary.json keys that measure the host computer, not the simulation.
 HOST_KEYS = {"wall_s", "events_per_s", "peak_memory_kb"}
@@ -34,7 +42,7 @@ def python_run(name, sets):
 def both(request, cli, tmp_path_factory):
     name, sets = request.param
     out = tmp_path_factory.mktemp("cli")
-    args = ["run", f"scenarios/{name}", "--out", out, "-q"]
+    args = ["run", f"scenarios/{name}", "--out", out, "-q", "--set", "output.format=both"]
     for s in sets:
         args += ["--set", s]
     proc = cli(*args)
@@ -48,7 +56,7 @@ def strip_host(summary: dict) -> dict:
 
 def test_every_file_identical(both, tmp_path):
     result, cli_out = both
-    written = result.write(tmp_path)
+    written = result.write(tmp_path, format="both")
     names = sorted(str(p.relative_to(tmp_path)) for p in written)
     cli_names = sorted(str(p.relative_to(cli_out)) for p in cli_out.rglob("*") if p.is_file())
     assert names == cli_names
@@ -80,20 +88,49 @@ def test_every_table_holds_its_csv_file(both):
     result, cli_out = both
     for name, file in TABLES.items():
         t = result.table(name)
-        if not (cli_out / file).exists():  # pingmesh.csv: written only when there were probes
-            assert name == "pingmesh" and t.num_rows == 0
+        if not (cli_out / file).exists():  # written only when its feature is on
+            assert name in OPTIONAL and t.num_rows == 0
             continue
-        types = {f.name: (pa.string() if pa.types.is_string(f.type) else
-                          pa.float64() if pa.types.is_floating(f.type) else pa.int64())
-                 for f in t.schema}
-        csv = pacsv.read_csv(cli_out / file,
-                             convert_options=pacsv.ConvertOptions(column_types=types))
-        assert t.column_names == csv.column_names, name
-        assert t.num_rows == csv.num_rows, name
-        for col in t.column_names:
-            mine, theirs = t[col].to_pylist(), csv[col].to_pylist()
-            bad = [i for i, (a, b) in enumerate(zip(mine, theirs)) if not same_cell(a, b)]
-            assert not bad, f"{name}.{col} row {bad[0]}: {mine[bad[0]]} != {theirs[bad[0]]}"
+        assert_holds_csv(t, cli_out / file, name)
+
+
+def read_csv_like(t, path):
+    types = {f.name: (pa.string() if pa.types.is_string(f.type) else
+                      pa.float64() if pa.types.is_floating(f.type) else pa.int64())
+             for f in t.schema}
+    return pacsv.read_csv(path, convert_options=pacsv.ConvertOptions(column_types=types))
+
+
+def assert_holds_csv(t, path, name):
+    """Table ``t`` has the columns of CSV file ``path`` and, cell by cell, its values."""
+    csv = read_csv_like(t, path)
+    cols = t.column_names
+    if name == "ports" and csv.column_names == cols + ["cfq"]:
+        csv = csv.select(cols)  # isolation's `cfq` column is in ports.csv only
+    assert cols == csv.column_names, name
+    assert t.num_rows == csv.num_rows, name
+    for col in cols:
+        mine, theirs = t[col].to_pylist(), csv[col].to_pylist()
+        bad = [i for i, (a, b) in enumerate(zip(mine, theirs)) if not same_cell(a, b)]
+        assert not bad, f"{name}.{col} row {bad[0]}: {mine[bad[0]]} != {theirs[bad[0]]}"
+
+
+def test_every_parquet_file_holds_its_csv_file(both):
+    """The CLI's Parquet files, read with pyarrow, hold the CSV values, the Arrow tables'
+    exact values and types, and each column's unit and meaning in the field metadata."""
+    result, cli_out = both
+    for name, file in TABLES.items():
+        pq_path = cli_out / file.replace(".csv", ".parquet")
+        assert pq_path.exists() == (cli_out / file).exists(), pq_path
+        if not pq_path.exists():
+            continue
+        t = pq.read_table(pq_path)
+        assert_holds_csv(t, cli_out / file, name)
+        assert t.equals(result.table(name)), name
+        for f in t.schema:
+            assert f.metadata and f.metadata.get(b"description"), f"{name}.{f.name}"
+            if f.name.endswith("_ns"):
+                assert f.metadata[b"unit"] == b"ns", f"{name}.{f.name}"
 
 
 def test_tables_are_not_empty_where_the_scenario_fills_them(both):
@@ -115,4 +152,5 @@ def test_pandas_and_polars(both):
     pl_df = result.to_polars("ports")
     assert pl_df.columns == result.ports.column_names
     assert set(result.to_pandas()) == set(TABLES)
-    assert result.flows.schema.field("fct_ns").metadata == {b"unit": b"ns"}
+    meta = result.flows.schema.field("fct_ns").metadata
+    assert meta[b"unit"] == b"ns" and meta[b"description"].startswith(b"flow completion time")

@@ -291,6 +291,7 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
     let key = if out.is_some() { "--out" } else { "output.dir" };
     let dir = out.unwrap_or_else(|| sc.output.dir.clone());
     let report = sc.output.report;
+    let format = sc.output.format;
     if let Err(e) = rocesim::output::prepare_dir(&dir) {
         let msg = format!("{key}: cannot write results to {}: {e}", dir.display());
         return bad_scenario(path, &[msg]);
@@ -311,7 +312,7 @@ fn run(path: &Path, set: &[String], out: Option<PathBuf>, quiet: bool) -> ExitCo
         !stop.load(Ordering::Relaxed)
     });
     bar.finish();
-    match rocesim::output::write_all(&results, &dir, report) {
+    match rocesim::output::write_results(&results, &dir, report, format) {
         Ok(_) => {}
         Err(e) => {
             eprintln!("error: cannot write results to {}: {e}", dir.display());

@@ -7,6 +7,8 @@ use std::process::{Command, Output};
 mod isolation;
 #[path = "scenarios/nic_resources.rs"]
 mod nic_resources;
+#[path = "scenarios/output_format.rs"]
+mod output_format;
 #[path = "scenarios/report_browser.rs"]
 mod report_browser;
 

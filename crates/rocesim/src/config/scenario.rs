@@ -33,13 +33,27 @@ pub struct SimParams {
     pub max_memory: crate::units::Bytes,
 }
 
-/// Table file format.
+/// Format of the result tables (`output.format`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TableFormat {
-    /// Comma-separated values.
+    /// Comma-separated values (`flows.csv`, ...).
     Csv,
-    /// Apache Parquet (falls back to CSV with a warning when not built in).
+    /// Apache Parquet (`flows.parquet`, ...), with units and meanings in the schema metadata.
     Parquet,
+    /// Both: every table as CSV and as Parquet.
+    Both,
+}
+
+impl TableFormat {
+    /// True when the tables are written as CSV.
+    pub fn csv(self) -> bool {
+        matches!(self, TableFormat::Csv | TableFormat::Both)
+    }
+
+    /// True when the tables are written as Parquet.
+    pub fn parquet(self) -> bool {
+        matches!(self, TableFormat::Parquet | TableFormat::Both)
+    }
 }
 
 /// `[output]`: what to write and where.

@@ -39,7 +39,11 @@ table! {
 }
 
 choice!(/// Table file format.
-    FormatV -> TableFormat { "csv" => TableFormat::Csv, "parquet" => TableFormat::Parquet });
+FormatV -> TableFormat {
+    "csv" => TableFormat::Csv,
+    "parquet" => TableFormat::Parquet,
+    "both" => TableFormat::Both
+});
 
 table! {
     /// `[output]`: what to write and where.
@@ -55,7 +59,10 @@ table! {
         /// priority-group counters per port and priority, named as SONiC's COUNTERS_DB names
         /// them). Default: `"off"`.
         counters_interval: TimeOff,
-        /// Table format. Default: `"csv"`.
+        /// Format of the result tables: `"csv"`, `"parquet"` (`flows.parquet`, ..., with each
+        /// column's unit and meaning in the schema metadata) or `"both"`. `summary.json` and
+        /// `report.html` are written either way (`timeseries/counters.csv` is CSV only).
+        /// Default: `"csv"`.
         format: FormatV,
         /// Write `report.html`. Default: `true`.
         report: Bool,

@@ -4,8 +4,8 @@
 //! Each table has the columns of its CSV file, in the same order and with the same names (see
 //! `docs/results.md`); integers keep their width (`port` is `UInt32`, `prio` `UInt8`), floats
 //! are `Float64` at full precision (the CSV files round them to 6 decimals), an empty CSV cell is
-//! a null. Fields whose name ends in `_ns`, `_bytes` or `gbps` carry their unit in the field
-//! metadata under `unit`. The batches are built once per run, column by column, from
+//! a null. Every field carries its meaning in its metadata under `description` and, when it has
+//! one, its unit under `unit` (from [`super::columns`]). The batches are built once per run, column by column, from
 //! [`RunResults`].
 
 use std::collections::HashMap;
@@ -17,17 +17,15 @@ use arrow_array::{
 };
 use arrow_schema::{ArrowError, Field, Schema};
 
-use super::failures::DEADLOCKS_HEADER;
-use super::tables::{dir_str, PAUSE_INTERVALS_HEADER, PINGMESH_HEADER, PORT_QUEUES_HEADER};
-use super::{
-    link_rows, FLOWS_HEADER, LINKS_HEADER, PFC_HEADER, PORTS_HEADER, QUEUES_HEADER, RATES_HEADER,
-    THROUGHPUT_HEADER,
-};
+use super::columns::{self, Column};
+use super::link_rows;
+use super::tables::dir_str;
 use crate::monitor::RunResults;
 
 /// Every table, by name, with the result file it mirrors (relative to the result directory).
-pub const ARROW_TABLES: [(&str, &str); 11] = [
+pub const ARROW_TABLES: [(&str, &str); 14] = [
     ("flows", "flows.csv"),
+    ("tcp_flows", "tcp_flows.csv"),
     ("ports", "ports.csv"),
     ("port_queues", "port_queues.csv"),
     ("links", "links.csv"),
@@ -38,50 +36,41 @@ pub const ARROW_TABLES: [(&str, &str); 11] = [
     ("rates", "timeseries/rates.csv"),
     ("deadlocks", "deadlocks.csv"),
     ("pingmesh", "pingmesh.csv"),
+    ("nics", "nics.csv"),
+    ("isolation", "isolation.csv"),
 ];
 
-/// The unit of a column, from its name: `ns`, `bytes` or `Gb/s`.
-fn unit(name: &str) -> Option<&'static str> {
-    if name.ends_with("_ns") {
-        Some("ns")
-    } else if name.ends_with("_bytes") {
-        Some("bytes")
-    } else if name.ends_with("gbps") {
-        Some("Gb/s")
-    } else {
-        None
-    }
-}
-
-/// Columns of one table under construction, in order; names are checked against the CSV header.
+/// Columns of one table under construction, in order, named by the table's declaration.
 struct Cols {
-    header: &'static [&'static str],
+    columns: &'static [Column],
     fields: Vec<Field>,
     arrays: Vec<ArrayRef>,
 }
 
 impl Cols {
-    fn new(header: &'static [&'static str]) -> Cols {
+    fn new(columns: &'static [Column]) -> Cols {
         Cols {
-            header,
-            fields: Vec::with_capacity(header.len()),
-            arrays: Vec::with_capacity(header.len()),
+            columns,
+            fields: Vec::with_capacity(columns.len()),
+            arrays: Vec::with_capacity(columns.len()),
         }
     }
 
-    /// Appends the next column (named by the header) holding `array`.
+    /// Appends the next column (named, with its unit and meaning, by the declaration).
     fn push(mut self, array: ArrayRef) -> Cols {
-        let name = self
-            .header
-            .get(self.fields.len())
-            .copied()
-            .unwrap_or("extra");
-        let nullable = can_be_null(name);
-        let mut field = Field::new(name, array.data_type().clone(), nullable);
-        if let Some(u) = unit(name) {
-            field = field.with_metadata(HashMap::from([("unit".to_string(), u.to_string())]));
+        let Some(c) = self.columns.get(self.fields.len()) else {
+            // Reported by `batch`.
+            self.fields
+                .push(Field::new("extra", array.data_type().clone(), true));
+            self.arrays.push(array);
+            return self;
+        };
+        let mut meta = HashMap::from([("description".to_string(), c.description.to_string())]);
+        if !c.unit.is_empty() {
+            meta.insert("unit".to_string(), c.unit.to_string());
         }
-        self.fields.push(field);
+        let field = Field::new(c.name, array.data_type().clone(), can_be_null(c.name));
+        self.fields.push(field.with_metadata(meta));
         self.arrays.push(array);
         self
     }
@@ -116,11 +105,11 @@ impl Cols {
 
     /// The record batch; fails when a column is missing or its length differs.
     fn batch(self) -> Result<RecordBatch, ArrowError> {
-        if self.fields.len() != self.header.len() {
+        if self.fields.len() != self.columns.len() {
             return Err(ArrowError::SchemaError(format!(
-                "{} columns built for a header of {}",
+                "{} columns built for a table of {}",
                 self.fields.len(),
-                self.header.len()
+                self.columns.len()
             )));
         }
         RecordBatch::try_new(Arc::new(Schema::new(self.fields)), self.arrays)
@@ -151,6 +140,7 @@ fn can_be_null(name: &str) -> bool {
 pub fn arrow_tables(results: &RunResults) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
     Ok(vec![
         ("flows", flows(results)?),
+        ("tcp_flows", tcp_flows(results)?),
         ("ports", ports(results)?),
         ("port_queues", port_queues(results)?),
         ("links", links(results)?),
@@ -161,13 +151,15 @@ pub fn arrow_tables(results: &RunResults) -> Result<Vec<(&'static str, RecordBat
         ("rates", rates(results)?),
         ("deadlocks", deadlocks(results)?),
         ("pingmesh", pingmesh(results)?),
+        ("nics", nics(results)?),
+        ("isolation", isolation(results)?),
     ])
 }
 
 /// flows.csv as a batch.
 pub fn flows(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let f = &r.flows;
-    Cols::new(&FLOWS_HEADER)
+    Cols::new(columns::FLOWS)
         .u32(f.iter().map(|f| f.flow_id))
         .str(f.iter().map(|f| f.name.as_str()))
         .str(f.iter().map(|f| f.src.as_str()))
@@ -193,10 +185,56 @@ pub fn flows(r: &RunResults) -> Result<RecordBatch, ArrowError> {
         .batch()
 }
 
-/// ports.csv as a batch.
+/// tcp_flows.csv as a batch (no rows without TCP flows).
+pub fn tcp_flows(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let f = &r.tcp;
+    Cols::new(columns::TCP_FLOWS)
+        .u32(f.iter().map(|f| f.flow_id))
+        .str(f.iter().map(|f| f.name.as_str()))
+        .str(f.iter().map(|f| f.cc.as_str()))
+        .f64(f.iter().map(|f| f.goodput_gbps))
+        .u64(f.iter().map(|f| f.retx_packets))
+        .u64(f.iter().map(|f| f.fast_retransmits))
+        .u64(f.iter().map(|f| f.timeouts))
+        .batch()
+}
+
+/// nics.csv as a batch (no rows when no NIC models its caches).
+pub fn nics(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let n = &r.nics;
+    Cols::new(columns::NICS)
+        .str(n.iter().map(|n| n.node.as_str()))
+        .u64(n.iter().map(|n| n.qpc_hits))
+        .u64(n.iter().map(|n| n.qpc_misses))
+        .u64(n.iter().map(|n| n.wqe_hits))
+        .u64(n.iter().map(|n| n.wqe_misses))
+        .u64(n.iter().map(|n| n.mtt_hits))
+        .u64(n.iter().map(|n| n.mtt_misses))
+        .u64(n.iter().map(|n| n.tx_stall_ns))
+        .u64(n.iter().map(|n| n.rx_stall_ns))
+        .u64(n.iter().map(|n| n.pause_tx))
+        .u64(n.iter().map(|n| n.pausing_ns))
+        .u64(n.iter().map(|n| n.paused_ns))
+        .u64(n.iter().map(|n| n.retx_packets))
+        .batch()
+}
+
+/// isolation.csv as a batch (no rows when congestion isolation is off).
+pub fn isolation(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let e: &[_] = r.isolation.as_ref().map_or(&[], |i| &i.events);
+    Cols::new(columns::ISOLATION)
+        .u64(e.iter().map(|e| e.time_ns))
+        .str(e.iter().map(|e| e.switch.as_str()))
+        .u32(e.iter().map(|e| e.port))
+        .str(e.iter().map(|e| e.flow.as_str()))
+        .str(e.iter().map(|e| e.event))
+        .batch()
+}
+
+/// ports.csv as a batch (without the `cfq` column that congestion isolation adds).
 pub fn ports(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let p = &r.ports;
-    Cols::new(&PORTS_HEADER)
+    Cols::new(columns::PORTS)
         .str(p.iter().map(|p| p.node.as_str()))
         .u32(p.iter().map(|p| p.port))
         .str(p.iter().map(|p| p.peer.as_str()))
@@ -215,7 +253,7 @@ pub fn ports(r: &RunResults) -> Result<RecordBatch, ArrowError> {
 /// port_queues.csv as a batch.
 pub fn port_queues(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let q = &r.port_queues;
-    Cols::new(&PORT_QUEUES_HEADER)
+    Cols::new(columns::PORT_QUEUES)
         .str(q.iter().map(|q| q.node.as_str()))
         .u32(q.iter().map(|q| q.port))
         .str(q.iter().map(|q| q.peer.as_str()))
@@ -228,7 +266,7 @@ pub fn port_queues(r: &RunResults) -> Result<RecordBatch, ArrowError> {
 /// links.csv as a batch (`rate_gbps` = line rate in Gb/s).
 pub fn links(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let l = link_rows(r);
-    Cols::new(&LINKS_HEADER)
+    Cols::new(columns::LINKS)
         .str(l.iter().map(|l| l.node.as_str()))
         .u32(l.iter().map(|l| l.port))
         .str(l.iter().map(|l| l.peer.as_str()))
@@ -241,7 +279,7 @@ pub fn links(r: &RunResults) -> Result<RecordBatch, ArrowError> {
 /// pfc.csv as a batch (`direction` is `tx` or `rx`).
 pub fn pfc(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let p = &r.pfc_log;
-    Cols::new(&PFC_HEADER)
+    Cols::new(columns::PFC)
         .u64(p.iter().map(|p| p.time_ns))
         .str(p.iter().map(|p| p.node.as_str()))
         .u32(p.iter().map(|p| p.port))
@@ -254,7 +292,7 @@ pub fn pfc(r: &RunResults) -> Result<RecordBatch, ArrowError> {
 /// pause_intervals.csv as a batch.
 pub fn pause_intervals(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let p = &r.pause_intervals;
-    Cols::new(&PAUSE_INTERVALS_HEADER)
+    Cols::new(columns::PAUSE_INTERVALS)
         .str(p.iter().map(|p| p.node.as_str()))
         .u32(p.iter().map(|p| p.port))
         .u8(p.iter().map(|p| p.prio))
@@ -266,7 +304,7 @@ pub fn pause_intervals(r: &RunResults) -> Result<RecordBatch, ArrowError> {
 /// timeseries/throughput.csv as a batch.
 pub fn throughput(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let s = &r.throughput;
-    Cols::new(&THROUGHPUT_HEADER)
+    Cols::new(columns::THROUGHPUT)
         .u64(s.iter().map(|s| s.time_ns))
         .u32(s.iter().map(|s| s.flow_id))
         .f64(s.iter().map(|s| s.gbps))
@@ -276,7 +314,7 @@ pub fn throughput(r: &RunResults) -> Result<RecordBatch, ArrowError> {
 /// timeseries/queues.csv as a batch.
 pub fn queues(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let s = &r.queues;
-    Cols::new(&QUEUES_HEADER)
+    Cols::new(columns::QUEUES)
         .u64(s.iter().map(|s| s.time_ns))
         .str(s.iter().map(|s| s.node.as_str()))
         .u32(s.iter().map(|s| s.port))
@@ -288,7 +326,7 @@ pub fn queues(r: &RunResults) -> Result<RecordBatch, ArrowError> {
 /// timeseries/rates.csv as a batch.
 pub fn rates(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let s = &r.rates;
-    Cols::new(&RATES_HEADER)
+    Cols::new(columns::RATES)
         .u64(s.iter().map(|s| s.time_ns))
         .u32(s.iter().map(|s| s.flow_id))
         .opt_f64(s.iter().map(|s| s.rate_gbps))
@@ -304,7 +342,7 @@ pub fn deadlocks(r: &RunResults) -> Result<RecordBatch, ArrowError> {
         .enumerate()
         .flat_map(|(i, d)| d.members.iter().enumerate().map(move |(j, m)| (i, d, j, m)))
         .collect();
-    Cols::new(&DEADLOCKS_HEADER)
+    Cols::new(columns::DEADLOCKS)
         .u64(rows.iter().map(|r| r.0 as u64))
         .u64(rows.iter().map(|r| r.1.formed_ns))
         .u64(rows.iter().map(|r| r.1.detected_ns))
@@ -318,7 +356,7 @@ pub fn deadlocks(r: &RunResults) -> Result<RecordBatch, ArrowError> {
 /// pingmesh.csv as a batch (`rtt_ns` null on an error, `error` null on success).
 pub fn pingmesh(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let p = &r.pingmesh;
-    Cols::new(&PINGMESH_HEADER)
+    Cols::new(columns::PINGMESH)
         .u64(p.iter().map(|p| p.time_ns))
         .str(p.iter().map(|p| p.src.as_str()))
         .str(p.iter().map(|p| p.dst.as_str()))

@@ -4,10 +4,10 @@
 //! documented in `docs/results.md`. All writers are deterministic: identical [`RunResults`] give
 //! byte-identical files.
 
-#[cfg(feature = "arrow")]
 pub mod arrow;
-#[cfg(all(test, feature = "arrow"))]
+#[cfg(test)]
 mod arrow_tests;
+pub mod columns;
 mod counters;
 mod failures;
 mod fmt;
@@ -19,6 +19,7 @@ mod pause_chart;
 mod report;
 mod summary;
 mod svg;
+mod table_files;
 mod tables;
 mod terminal;
 mod timeline;
@@ -30,6 +31,7 @@ use std::fs;
 use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
+use crate::config::TableFormat;
 use crate::monitor::RunResults;
 
 pub use counters::{write_counters, COUNTERS_HEADER};
@@ -42,6 +44,7 @@ pub use metrics::{
 pub use nics::{write_nics, NICS_HEADER};
 pub use report::report_html;
 pub use summary::{percentile_nearest_rank, summary_json};
+pub use table_files::{write_csv, write_parquet};
 pub use tables::{
     write_flows, write_links, write_pause_intervals, write_pfc, write_port_queues, write_ports,
     write_queues, write_rates, write_tcp_flows, write_throughput, FLOWS_HEADER, LINKS_HEADER,
@@ -73,12 +76,21 @@ pub const RESULT_FILES: [&str; 14] = [
 /// `output.counters_interval` set).
 pub const OPTIONAL_FILES: [&str; 3] = ["tcp_flows.csv", "isolation.csv", "timeseries/counters.csv"];
 
+/// The Parquet twin of CSV result file `name` (`flows.csv` → `flows.parquet`); `None` for the
+/// files that are not tables (summary.json, report.html).
+pub fn parquet_name(name: &str) -> Option<String> {
+    name.strip_suffix(".csv")
+        .map(|base| format!("{base}.parquet"))
+}
+
 /// Make `dir` ready for a run's results before the run starts: create it, check that files
 /// can be written there, and delete the result files an earlier run left (only the names in
-/// [`RESULT_FILES`], so `--out .` is safe), so that no stale file sits beside new ones.
+/// [`RESULT_FILES`] and [`OPTIONAL_FILES`] and their `.parquet` twins, so `--out .` is safe),
+/// so that no stale file sits beside new ones.
 pub fn prepare_dir(dir: &Path) -> io::Result<()> {
     fs::create_dir_all(dir.join("timeseries"))?;
-    for name in RESULT_FILES.iter().chain(&OPTIONAL_FILES) {
+    let names = RESULT_FILES.iter().chain(&OPTIONAL_FILES);
+    for name in names.flat_map(|n| std::iter::once(n.to_string()).chain(parquet_name(n))) {
         match fs::remove_file(dir.join(name)) {
             Ok(()) => {}
             Err(e) if e.kind() == io::ErrorKind::NotFound => {}
@@ -90,67 +102,106 @@ pub fn prepare_dir(dir: &Path) -> io::Result<()> {
     fs::remove_file(probe)
 }
 
-/// Writes every file of [`RESULT_FILES`] into `dir` (created if missing; `report.html` only
-/// when `report` is true, `nics.csv` only when some NIC models its caches or loss recovery is in use, `pingmesh.csv` only
-/// when the run had probes). Returns the paths
-/// written, in that order.
+/// Writes every CSV file of [`RESULT_FILES`] into `dir`; see [`write_results`].
 pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<Vec<PathBuf>> {
+    write_results(results, dir, report, TableFormat::Csv)
+}
+
+/// True when result file `name` (as in [`RESULT_FILES`] or [`OPTIONAL_FILES`]) is written for
+/// `results`: `nics.csv` only when some NIC models its caches, `pingmesh.csv` only when the run
+/// had probes, `tcp_flows.csv` only with TCP flows, `isolation.csv` only with congestion
+/// isolation, `timeseries/counters.csv` only with `output.counters_interval`, `report.html` only when `report` is true.
+fn is_written(results: &RunResults, name: &str, report: bool) -> bool {
+    match name {
+        "report.html" => report,
+        "nics.csv" => !results.nics.is_empty(),
+        "pingmesh.csv" => !results.pingmesh.is_empty(),
+        "tcp_flows.csv" => !results.tcp.is_empty(),
+        "isolation.csv" => results.isolation.is_some(),
+        "timeseries/counters.csv" => !results.counters.is_empty(),
+        _ => true,
+    }
+}
+
+/// Writes every file of [`RESULT_FILES`] and [`OPTIONAL_FILES`] that the run has into `dir`
+/// (created if missing), the tables as CSV, Parquet or both as `format` says (Parquet files
+/// are named like the CSV files with `.parquet`). Every table is built once as an Arrow record
+/// batch ([`arrow::arrow_tables`]) and written from it. Returns the paths written, in order.
+pub fn write_results(
+    results: &RunResults,
+    dir: &Path,
+    report: bool,
+    format: TableFormat,
+) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir.join("timeseries"))?;
+    let tables = arrow::arrow_tables(results).map_err(io::Error::other)?;
     let mut written = Vec::new();
-    for name in RESULT_FILES {
-        if (name == "report.html" && !report)
-            || (name == "nics.csv" && results.nics.is_empty())
-            || (name == "pingmesh.csv" && results.pingmesh.is_empty())
-        {
+    for name in RESULT_FILES.iter().chain(&OPTIONAL_FILES) {
+        if !is_written(results, name, report) {
             continue;
         }
-        let path = dir.join(name);
-        let mut w = BufWriter::new(fs::File::create(&path)?);
-        write_file(results, name, &mut w)?;
-        w.flush()?;
-        written.push(path);
-    }
-    if let Some(iso) = &results.isolation {
-        let path = dir.join("isolation.csv");
-        let mut w = BufWriter::new(fs::File::create(&path)?);
-        isolation::write_isolation(iso, &mut w)?;
-        w.flush()?;
-        written.push(path);
-    }
-    if !results.tcp.is_empty() {
-        let path = dir.join("tcp_flows.csv");
-        let mut w = BufWriter::new(fs::File::create(&path)?);
-        write_tcp_flows(results, &mut w)?;
-        w.flush()?;
-        written.push(path);
-    }
-    if !results.counters.is_empty() {
-        let path = dir.join("timeseries/counters.csv");
-        let mut w = BufWriter::new(fs::File::create(&path)?);
-        write_counters(results, &mut w)?;
-        w.flush()?;
-        written.push(path);
+        let batch = arrow::ARROW_TABLES
+            .iter()
+            .zip(&tables)
+            .find(|((_, file), _)| file == name)
+            .map(|(_, (_, b))| b);
+        let Some(batch) = batch else {
+            // summary.json, report.html, and timeseries/counters.csv (CSV only for now)
+            written.push(create(dir, name, |w| write_file(results, name, w))?);
+            continue;
+        };
+        if format.csv() {
+            written.push(create(dir, name, |w| {
+                write_csv_table(results, name, batch, w)
+            })?);
+        }
+        if let Some(pq) = parquet_name(name).filter(|_| format.parquet()) {
+            written.push(create(dir, &pq, |w| table_files::write_parquet(batch, w))?);
+        }
     }
     Ok(written)
 }
 
-/// Write result file `name` of `results` to `w` (`name` as in [`RESULT_FILES`]).
+/// Creates `dir/name` and fills it with `fill`; returns its path.
+fn create(
+    dir: &Path,
+    name: &str,
+    fill: impl FnOnce(&mut BufWriter<fs::File>) -> io::Result<()>,
+) -> io::Result<PathBuf> {
+    let path = dir.join(name);
+    let mut w = BufWriter::new(fs::File::create(&path)?);
+    fill(&mut w)?;
+    w.flush()?;
+    Ok(path)
+}
+
+/// Writes CSV table `name` from its batch; ports.csv with congestion isolation keeps its own
+/// writer for the `cfq` column, which the Arrow table does not carry.
+fn write_csv_table(
+    results: &RunResults,
+    name: &str,
+    batch: &arrow_array::RecordBatch,
+    w: &mut dyn Write,
+) -> io::Result<()> {
+    if name == "ports.csv" && results.isolation.is_some() {
+        return write_ports(results, w);
+    }
+    table_files::write_csv(batch, w)
+}
+
+/// Write result file `name` of `results` to `w` (`name` as in [`RESULT_FILES`] or
+/// [`OPTIONAL_FILES`]); tables are written from their Arrow batch.
 pub fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result<()> {
     match name {
         "summary.json" => w.write_all(summary_json(results).as_bytes()),
-        "flows.csv" => write_flows(results, w),
-        "ports.csv" => write_ports(results, w),
-        "port_queues.csv" => write_port_queues(results, w),
-        "links.csv" => write_links(results, w),
-        "pfc.csv" => write_pfc(results, w),
-        "pause_intervals.csv" => write_pause_intervals(results, w),
-        "timeseries/throughput.csv" => write_throughput(results, w),
-        "timeseries/queues.csv" => write_queues(results, w),
-        "timeseries/rates.csv" => write_rates(results, w),
-        "deadlocks.csv" => failures::write_deadlocks(results, w),
-        "nics.csv" => write_nics(results, w),
-        "pingmesh.csv" => tables::write_pingmesh(results, w),
         "report.html" => w.write_all(report_html(results).as_bytes()),
-        other => Err(io::Error::other(format!("unknown result file {other}"))),
+        "timeseries/counters.csv" => write_counters(results, w),
+        _ => {
+            let Some(i) = arrow::ARROW_TABLES.iter().position(|(_, f)| *f == name) else {
+                return Err(io::Error::other(format!("unknown result file {name}")));
+            };
+            let tables = arrow::arrow_tables(results).map_err(io::Error::other)?;
+            write_csv_table(results, name, &tables[i].1, w)
+        }
     }
 }

@@ -174,6 +174,7 @@ fn join_errors(errs: &[ConfigError]) -> String {
 /// Runs one scenario into `dir`.
 fn run_one(sc: Scenario, dir: &Path, stop: &AtomicBool) -> Row {
     let report = sc.output.report;
+    let format = sc.output.format;
     if let Err(e) = crate::output::prepare_dir(dir) {
         let msg = format!("cannot write results to {}: {e}", dir.display());
         return Row::bare(Status::Failed(msg));
@@ -183,7 +184,7 @@ fn run_one(sc: Scenario, dir: &Path, stop: &AtomicBool) -> Row {
         Err(e) => return Row::bare(Status::Failed(e.0.join("; "))),
     };
     let metrics = Some(headline(&results));
-    if let Err(e) = crate::output::write_all(&results, dir, report) {
+    if let Err(e) = crate::output::write_results(&results, dir, report, format) {
         return Row {
             status: Status::Failed(format!("cannot write results to {}: {e}", dir.display())),
             metrics,
