@@ -5,9 +5,9 @@ use std::sync::Arc;
 
 use pyo3::exceptions::PyOSError;
 use pyo3::prelude::*;
+use rocesim::config::TableFormat;
 use rocesim::config::{self, error::collapse, Scenario};
 use rocesim::monitor::RunResults;
-use rocesim::config::TableFormat;
 use rocesim::output::arrow::arrow_tables;
 use rocesim::Sim;
 
