@@ -199,7 +199,7 @@ pub fn tcp_flows(r: &RunResults) -> Result<RecordBatch, ArrowError> {
         .batch()
 }
 
-/// nics.csv as a batch (no rows when no NIC models its caches).
+/// nics.csv as a batch (no rows when no NIC models its caches or loss recovery).
 pub fn nics(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     let n = &r.nics;
     Cols::new(columns::NICS)
@@ -216,6 +216,11 @@ pub fn nics(r: &RunResults) -> Result<RecordBatch, ArrowError> {
         .u64(n.iter().map(|n| n.pausing_ns))
         .u64(n.iter().map(|n| n.paused_ns))
         .u64(n.iter().map(|n| n.retx_packets))
+        .u64(n.iter().map(|n| n.retx_timeout))
+        .u64(n.iter().map(|n| n.retx_nack))
+        .u64(n.iter().map(|n| n.retx_selective))
+        .u64(n.iter().map(|n| n.ooo_rx))
+        .u64(n.iter().map(|n| n.bitmap_host_accesses))
         .batch()
 }
 

@@ -61,12 +61,12 @@ pub const TCP_FLOWS: &[Column] = &[
     col(
         "retx_packets",
         "segments",
-        "segments sent again (fast retransmits, partial ACKs, after timeouts)",
+        "segments sent again (fast retransmits, partial ACKs, RACK-detected losses, tail loss probes, after timeouts)",
     ),
     col(
         "fast_retransmits",
         "events",
-        "fast retransmissions: third duplicate ACK outside recovery (RFC 5681 §3.2)",
+        "fast-recovery episodes: third duplicate ACK outside recovery (RFC 5681 §3.2) or, with `tcp.rack`, a loss RACK detected outside recovery (RFC 8985)",
     ),
     col(
         "timeouts",
@@ -154,18 +154,23 @@ pub const ISOLATION: &[Column] = &[
 /// Columns of `nics.csv`.
 pub const NICS: &[Column] = &[
     col("node", "", "host name"),
-    col("qpc_hits", "lookups", "QP-context cache hits: one lookup per data packet the NIC transmits (its QP's context)"),
+    col("qpc_hits", "lookups", "QP-context cache hits: one lookup per data packet the NIC transmits (its requester QP's context) and one per data packet its receive pipeline takes (its responder QP's context); one cache holds both"),
     col("qpc_misses", "lookups", "QP-context cache misses (each fetched over PCIe, `miss_latency`)"),
     col("wqe_hits", "lookups", "WQE cache hits: one lookup per data packet transmitted (its QP's current WQE)"),
     col("wqe_misses", "lookups", "WQE cache misses"),
     col("mtt_hits", "lookups", "memory-translation cache hits: one lookup per page a received data packet's payload touches (one, or two when it straddles a page boundary)"),
     col("mtt_misses", "lookups", "MTT cache misses"),
     col("tx_stall_ns", "ns", "time the transmit pipeline waited for QPC/WQE fetches (`miss_latency` per miss; a QPC and a WQE miss on the same packet add up)"),
-    col("rx_stall_ns", "ns", "time the receive pipeline waited for MTT fetches"),
+    col("rx_stall_ns", "ns", "time the receive pipeline waited for QPC and MTT fetches (`miss_latency` per miss)"),
     col("pause_tx", "frames", "PFC pause frames the NIC sent its switch (XOFF and refreshes, all priorities; the slow-receiver symptom of Guo et al. 2016 §4.4)"),
     col("pausing_ns", "ns", "time the NIC held its switch paused (the longest over priorities; open intervals counted to the end)"),
     col("paused_ns", "ns", "time the NIC's own transmitter was paused by its switch (the longest over priorities)"),
     col("retx_packets", "packets", "data packets its requester QPs retransmitted (the sum of `flows.csv`'s `retx_packets` over the flows it sends)"),
+    col("retx_timeout", "packets", "of the data packets it sent again, those resent because a retransmission timer expired (go-back-N's `nic.rto`, IRN's `rto_low`/`rto_high`)"),
+    col("retx_nack", "packets", "those resent because a NACK named them (go-back-N: every packet a NAK rewinds over; IRN/SRNIC: the first missing PSN a NACK names)"),
+    col("retx_selective", "packets", "those resent by selective repeat (IRN/SRNIC: holes below the highest selectively acknowledged PSN, after the NACK's first)"),
+    col("ooo_rx", "packets", "data packets it received above its responder QP's cumulative point (held in the bitmap by IRN/SRNIC, discarded by go-back-N)"),
+    col("bitmap_host_accesses", "transactions", "SRNIC: PCIe accesses to its receiver bitmaps in host memory (one per out-of-order packet recorded, one per filled hole that reads the bitmap back); 0 for other transports"),
 ];
 
 /// Columns of `timeseries/throughput.csv`.
