@@ -7,6 +7,7 @@
 pub mod arrow;
 #[cfg(test)]
 mod arrow_tests;
+mod axis;
 pub mod columns;
 mod counters;
 mod failures;
