@@ -3,28 +3,16 @@
 
 use super::testkit::*;
 use super::Sim;
-use crate::topology::{HostSpec, LinkSpec, NodeRef, SwitchSpec, Topology};
+use crate::topology::{LinkSpec, NodeRef, Topology};
 use crate::units::{Rate, Time};
 
 /// A, B, C on S1; S1–S2; D, E, R on S2; every link `rate` and `delay`.
 fn two_switches(rate: Rate, delay: Time) -> Topology {
     let (h, s) = (NodeRef::Host, NodeRef::Switch);
     let l = |a, b| LinkSpec { a, b, rate, delay };
-    let named = |n: &str| n.to_string();
     Topology {
-        hosts: ["A", "B", "C", "D", "E", "R"]
-            .map(|n| HostSpec {
-                name: named(n),
-                pod: None,
-            })
-            .into(),
-        switches: ["S1", "S2"]
-            .map(|n| SwitchSpec {
-                name: named(n),
-                role: "switch".into(),
-                pod: None,
-            })
-            .into(),
+        hosts: named_hosts(["A", "B", "C", "D", "E", "R"]),
+        switches: named_switches(["S1", "S2"]),
         links: vec![
             l(h(0), s(0)),
             l(h(1), s(0)),

@@ -299,19 +299,22 @@ impl TcpSender {
         if lost == 0 {
             return kind;
         }
-        if !self.in_recovery {
+        let entered = !self.in_recovery;
+        if entered {
             self.enter_recovery(s, 0.0);
-            if let Some(h) = self.next_hole(*s.una) {
-                self.retransmit(h, s);
-            }
-            return AckKind::FastRetransmit;
         }
-        if self.resume.is_none() {
+        // Entering recovery resends the first hole at once; inside it, the next hole goes
+        // unless a retransmission is already pending.
+        if entered || self.resume.is_none() {
             if let Some(h) = self.next_hole(*s.una) {
                 self.retransmit(h, s);
             }
         }
-        kind
+        if entered {
+            AckKind::FastRetransmit
+        } else {
+            kind
+        }
     }
 
     /// Enter fast recovery (RFC 6582 step 2; `inflate` duplicate ACKs already counted).
