@@ -109,9 +109,10 @@ pub fn write_all(results: &RunResults, dir: &Path, report: bool) -> io::Result<V
 }
 
 /// True when result file `name` (as in [`RESULT_FILES`] or [`OPTIONAL_FILES`]) is written for
-/// `results`: `nics.csv` only when some NIC models its caches or loss recovery is in use, `pingmesh.csv` only when the run
-/// had probes, `tcp_flows.csv` only with TCP flows, `isolation.csv` only with congestion
-/// isolation, `timeseries/counters.csv` only with `output.counters_interval`, `report.html` only when `report` is true.
+/// `results`: `nics.csv` only when some NIC models its caches or loss recovery is in use,
+/// `pingmesh.csv` only when the run had probes, `tcp_flows.csv` only with TCP flows,
+/// `isolation.csv` only with congestion isolation, `timeseries/counters.csv` only with
+/// `output.counters_interval`, `report.html` only when `report` is true.
 fn is_written(results: &RunResults, name: &str, report: bool) -> bool {
     match name {
         "report.html" => report,
