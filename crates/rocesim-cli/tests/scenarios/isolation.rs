@@ -164,3 +164,34 @@ fn isolation_travels_upstream_hop_by_hop() {
     assert_eq!(s1_to_s0("3"), 0, "S1 pauses S0's class 3");
     assert!(s1_to_s0("2") > 0, "S1 pauses S0's CFQ priority");
 }
+
+#[test]
+fn every_incast_flow_is_isolated_at_the_receivers_leaf() {
+    // The slides' Clos with the data-mining workload (1 ms): the 32 incast flows all congest
+    // leaf0's port toward h0, so leaf0 isolates each of them there. Its flow table has 1024
+    // slots and few live flows, so none may be refused (`table_full` = 0): a flow refused
+    // stays in the class queue, which is served strictly above the CFQ, and starves the
+    // other 31 (on a direct-mapped table one of them shared its slot with a live flow).
+    let dir = run_file(
+        "scenarios/congestion-isolation.toml",
+        &["workload[0].cdf=datamining"],
+    );
+    let s = summary(dir.path());
+    assert_eq!(s["isolation"]["table_full"], 0, "{}", s["isolation"]);
+    let flows = super::read_csv(&dir.path().join("flows.csv"));
+    let incast: Vec<&String> = flows
+        .iter()
+        .filter(|r| r[3] == "h0" && r[4].is_empty())
+        .map(|r| &r[1])
+        .collect();
+    assert_eq!(incast.len(), 32);
+    let events = super::read_csv(&dir.path().join("isolation.csv"));
+    for name in incast {
+        assert!(
+            events
+                .iter()
+                .any(|r| r[1] == "leaf0" && r[2] == "0" && &r[3] == name && r[4] == "isolate"),
+            "incast flow {name} never isolated at leaf0 port 0"
+        );
+    }
+}

@@ -88,8 +88,25 @@ fn cc_has_marks(sc: &Scenario, traffic: &[Traffic], out: &mut Findings) {
             _ => continue,
         };
         for (s, p) in sc.switches.iter().enumerate() {
-            let q = p.tc_to_queue[p.dscp_to_tc[t.dscp as usize & 63] as usize & 7] & 7;
-            if p.ecn.is_some_and(|e| e.queues & (1 << q) != 0) {
+            let tc = p.dscp_to_tc[t.dscp as usize & 63] as usize & 7;
+            let q = p.tc_to_queue[tc] & 7;
+            let marks = |q: u8| p.ecn.is_some_and(|e| e.queues & (1 << q) != 0);
+            if let Some(c) = p
+                .isolation
+                .and_then(|i| i.cfq[tc])
+                .filter(|c| !marks(c.queue))
+            {
+                // 802.1Qcz is meant to work with end-to-end ECN control: an isolated flow
+                // must still be marked where it waits (Congdon et al. 2017).
+                out.add(
+                    "cc",
+                    switch_name(sc, s),
+                    "switch.ecn.queues (WRED_PROFILE, QUEUE.wred_profile)",
+                    format!("{name} senders (DSCP {}) rely on ECN, but class {tc}'s congested-flow queue {} does not mark here: isolated flows never slow down and their CFQ fills until PFC stops it", t.dscp, c.queue),
+                    format!("add queue {} to switch.ecn.queues", c.queue),
+                );
+            }
+            if marks(q) {
                 continue;
             }
             out.add(

@@ -193,6 +193,19 @@ fn dcqcn_without_a_marking_queue_is_found() {
 }
 
 #[test]
+fn dcqcn_with_an_unmarked_congested_flow_queue_is_found() {
+    // Isolated flows of class 3 wait in queue 2: DCQCN needs marks there too.
+    let iso =
+        "[nic]\ncc = \"dcqcn\"\n[switch.isolation]\ncfq = { 3 = { priority = 2, queue = 2 } }\n";
+    let f = rule(&scenario(&format!("{iso}[switch.ecn]\nqueues = [3]")), "cc");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(f[0].message.contains("congested-flow queue 2"), "{}", f[0]);
+    assert!(f[0].fix.contains("queue 2"), "{}", f[0]);
+    let both = format!("{iso}[switch.ecn]\nqueues = [2, 3]");
+    assert!(rule(&scenario(&both), "cc").is_empty());
+}
+
+#[test]
 fn watchdog_timers_out_of_order_are_found() {
     let ok = "[switch.pfc_watchdog]\ndetection_time = \"200ms\"\nrestoration_time = \"200ms\"\npoll_interval = \"100ms\"";
     assert!(rule(&scenario(ok), "watchdog").is_empty());

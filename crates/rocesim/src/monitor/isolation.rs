@@ -55,7 +55,7 @@ pub struct IsoCounters {
     pub cip_tx: u64,
     /// CIPs received.
     pub cip_rx: u64,
-    /// Isolations refused because another live flow held the table entry.
+    /// Isolations refused because live flows held every table slot the flow may take.
     pub table_full: u64,
     /// Data packets delivered to a receiver after a packet of the same flow sent later (a
     /// first transmission with a PSN below one already received). Counted in every run.
