@@ -26,6 +26,7 @@ TABLES = {
     "pingmesh": "pingmesh.csv",
     "nics": "nics.csv",
     "isolation": "isolation.csv",
+    "counters": "timeseries/counters.csv",
 }
 
 
