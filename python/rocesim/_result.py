@@ -26,6 +26,7 @@ TABLES = {
     "pingmesh": "pingmesh.csv",
     "nics": "nics.csv",
     "isolation": "isolation.csv",
+    "counters": "timeseries/counters.csv",
 }
 
 
@@ -91,6 +92,8 @@ class Result:
                          doc="deadlocks.csv: one row per member of each PFC deadlock cycle.")
     pingmesh = property(lambda self: self.table("pingmesh"),
                         doc="pingmesh.csv: every RDMA Pingmesh probe with its RTT or error.")
+    counters = property(lambda self: self.table("counters"),
+                        doc="timeseries/counters.csv: switch counters (SONiC names) over time.")
 
     def to_pandas(self, name: str | None = None):
         """Table ``name`` as a pandas DataFrame, or with no name every table in a dict."""

@@ -25,8 +25,9 @@ CASES = [
     ("isolation-victim.toml", ["sim.duration=200us", "sim.warmup=0us"]),
 ]
 
-# Tables written only when their feature is on (probes, TCP flows, NIC caches, isolation).
-OPTIONAL = {"pingmesh", "tcp_flows", "nics", "isolation"}
+# Tables written only when their feature is on (probes, TCP flows, NIC caches, isolation,
+# switch counters over time).
+OPTIONAL = {"pingmesh", "tcp_flows", "nics", "isolation", "counters"}
 
 # summary.json keys that measure the host computer, not the simulation.
 HOST_KEYS = {"wall_s", "events_per_s", "peak_memory_kb"}

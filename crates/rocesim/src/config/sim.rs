@@ -61,7 +61,7 @@ table! {
         counters_interval: TimeOff,
         /// Format of the result tables: `"csv"`, `"parquet"` (`flows.parquet`, ..., with each
         /// column's unit and meaning in the schema metadata) or `"both"`. `summary.json` and
-        /// `report.html` are written either way (`timeseries/counters.csv` is CSV only).
+        /// `report.html` are written either way.
         /// Default: `"csv"`.
         format: FormatV,
         /// Write `report.html`. Default: `true`.

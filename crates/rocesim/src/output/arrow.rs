@@ -23,7 +23,7 @@ use super::tables::dir_str;
 use crate::monitor::RunResults;
 
 /// Every table, by name, with the result file it mirrors (relative to the result directory).
-pub const ARROW_TABLES: [(&str, &str); 14] = [
+pub const ARROW_TABLES: [(&str, &str); 15] = [
     ("flows", "flows.csv"),
     ("tcp_flows", "tcp_flows.csv"),
     ("ports", "ports.csv"),
@@ -38,6 +38,7 @@ pub const ARROW_TABLES: [(&str, &str); 14] = [
     ("pingmesh", "pingmesh.csv"),
     ("nics", "nics.csv"),
     ("isolation", "isolation.csv"),
+    ("counters", "timeseries/counters.csv"),
 ];
 
 /// Columns of one table under construction, in order, named by the table's declaration.
@@ -153,6 +154,7 @@ pub fn arrow_tables(results: &RunResults) -> Result<Vec<(&'static str, RecordBat
         ("pingmesh", pingmesh(results)?),
         ("nics", nics(results)?),
         ("isolation", isolation(results)?),
+        ("counters", counters(results)?),
     ])
 }
 
@@ -368,5 +370,28 @@ pub fn pingmesh(r: &RunResults) -> Result<RecordBatch, ArrowError> {
         .str(p.iter().map(|p| p.level))
         .opt_u64(p.iter().map(|p| p.rtt_ns))
         .opt_str(p.iter().map(|p| p.error))
+        .batch()
+}
+
+/// timeseries/counters.csv as a batch (SONiC's COUNTERS_DB names as column names).
+pub fn counters(r: &RunResults) -> Result<RecordBatch, ArrowError> {
+    let c = &r.counters;
+    Cols::new(columns::COUNTERS)
+        .u64(c.iter().map(|c| c.time_ns))
+        .str(c.iter().map(|c| c.node.as_str()))
+        .u32(c.iter().map(|c| c.port))
+        .str(c.iter().map(|c| c.peer.as_str()))
+        .u8(c.iter().map(|c| c.prio))
+        .u8(c.iter().map(|c| c.queue))
+        .u64(c.iter().map(|c| c.pfc_rx_pkts))
+        .u64(c.iter().map(|c| c.pfc_tx_pkts))
+        .u64(c.iter().map(|c| c.pfc_rx_pause_duration_us))
+        .u64(c.iter().map(|c| c.queue_packets))
+        .u64(c.iter().map(|c| c.queue_bytes))
+        .u64(c.iter().map(|c| c.queue_curr_occupancy_bytes))
+        .u64(c.iter().map(|c| c.queue_watermark_bytes))
+        .u64(c.iter().map(|c| c.pg_curr_occupancy_bytes))
+        .u64(c.iter().map(|c| c.pg_xoff_room_curr_occupancy_bytes))
+        .u64(c.iter().map(|c| c.pg_dropped_packets))
         .batch()
 }

@@ -61,6 +61,7 @@ fn legacy_csv(r: &RunResults, file: &str, w: &mut Vec<u8>) -> std::io::Result<()
         "deadlocks.csv" => super::failures::write_deadlocks(r, w),
         "nics.csv" => super::write_nics(r, w),
         "pingmesh.csv" => write_pingmesh(r, w),
+        "timeseries/counters.csv" => super::write_counters(r, w),
         "isolation.csv" => match &r.isolation {
             Some(iso) => super::write_isolation(iso, w),
             None => super::write_isolation(&Default::default(), w),
@@ -168,7 +169,7 @@ fn parquet_files_are_deterministic() {
 #[test]
 fn column_declarations_match_headers_and_docs() {
     use super::columns as c;
-    let headers: [(&[&str], &[super::columns::Column]); 14] = [
+    let headers: [(&[&str], &[super::columns::Column]); 15] = [
         (&super::FLOWS_HEADER, c::FLOWS),
         (&super::TCP_FLOWS_HEADER, c::TCP_FLOWS),
         (&super::PORTS_HEADER, c::PORTS),
@@ -183,6 +184,7 @@ fn column_declarations_match_headers_and_docs() {
         (&super::tables::PINGMESH_HEADER, c::PINGMESH),
         (&super::NICS_HEADER, c::NICS),
         (&super::ISOLATION_HEADER, c::ISOLATION),
+        (&super::COUNTERS_HEADER, c::COUNTERS),
     ];
     for (header, cols) in headers {
         let names: Vec<&str> = cols.iter().map(|c| c.name).collect();
@@ -238,6 +240,9 @@ fn tables_equal_csv_files_under_dcqcn() {
 fn tables_equal_csv_files_in_a_pause_storm() {
     let r = run("pfc-storm.toml", &["sim.duration=8ms", "sim.warmup=0us"]);
     assert!(!r.pfc_log.is_empty() && !r.pause_intervals.is_empty());
+    // timeseries/counters.csv (pfc-storm.toml sets output.counters_interval): its Parquet twin
+    // reads back to the CSV file's values.
+    assert!(!r.counters.is_empty());
     check_equal_to_csv(&r);
 }
 

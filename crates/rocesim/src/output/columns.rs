@@ -244,3 +244,24 @@ pub const PINGMESH: &[Column] = &[
     col("rtt_ns", "ns", "round-trip time: posting to the final ACK at the prober; empty on an error"),
     col("error", "", "`timeout` (no ACK within the workload's `timeout`), `unfinished` (the run ended before the timeout), or empty"),
 ];
+
+/// Columns of `timeseries/counters.csv`: SONiC's COUNTERS_DB statistics per switch (port,
+/// priority) over time.
+pub const COUNTERS: &[Column] = &[
+    col("time_ns", "ns", "sample time"),
+    col("node", "", "switch name"),
+    col("port", "", "port index on the switch"),
+    col("peer", "", "node at the other end of the port"),
+    col("prio", "", "priority (traffic class; the ingress priority group)"),
+    col("queue", "", "egress queue of the priority"),
+    col("SAI_PORT_STAT_PFC_RX_PKTS", "frames", "pause frames received for `prio` (quanta > 0; XON frames are not counted, unlike most ASICs)"),
+    col("SAI_PORT_STAT_PFC_TX_PKTS", "frames", "pause frames sent for `prio` (XOFF and refreshes, not XON), as `pause_tx` in ports.csv"),
+    col("SAI_PORT_STAT_PFC_RX_PAUSE_DURATION_US", "µs", "time the port's egress `prio` was held paused, the pause in progress included (whole µs)"),
+    col("SAI_QUEUE_STAT_PACKETS", "frames", "frames the port transmitted at `prio` (data, ACK, CNP; not PFC). When several priorities share a queue, each row counts its own priority's share"),
+    col("SAI_QUEUE_STAT_BYTES", "bytes", "wire bytes of those frames"),
+    col("SAI_QUEUE_STAT_CURR_OCCUPANCY_BYTES", "bytes", "bytes in the egress queue"),
+    col("SAI_QUEUE_STAT_WATERMARK_BYTES", "bytes", "peak bytes of the egress queue since the start"),
+    col("SAI_INGRESS_PRIORITY_GROUP_STAT_CURR_OCCUPANCY_BYTES", "bytes", "bytes the ingress priority group holds (reserved, shared and headroom)"),
+    col("SAI_INGRESS_PRIORITY_GROUP_STAT_XOFF_ROOM_CURR_OCCUPANCY_BYTES", "bytes", "headroom bytes it holds (what arrived after XOFF)"),
+    col("SAI_INGRESS_PRIORITY_GROUP_STAT_DROPPED_PACKETS", "packets", "packets dropped at admission on this ingress port and priority (lossless drops when headroom is exhausted, lossy drops at the queue limit)"),
+];

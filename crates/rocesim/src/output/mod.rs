@@ -148,7 +148,7 @@ pub fn write_results(
             .find(|((_, file), _)| file == name)
             .map(|(_, (_, b))| b);
         let Some(batch) = batch else {
-            // summary.json, report.html, and timeseries/counters.csv (CSV only for now)
+            // summary.json and report.html
             written.push(create(dir, name, |w| write_file(results, name, w))?);
             continue;
         };
@@ -197,7 +197,6 @@ pub fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Re
     match name {
         "summary.json" => w.write_all(summary_json(results).as_bytes()),
         "report.html" => w.write_all(report_html(results).as_bytes()),
-        "timeseries/counters.csv" => write_counters(results, w),
         _ => {
             let Some(i) = arrow::ARROW_TABLES.iter().position(|(_, f)| *f == name) else {
                 return Err(io::Error::other(format!("unknown result file {name}")));

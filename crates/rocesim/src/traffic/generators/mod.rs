@@ -24,7 +24,7 @@ mod tests;
 pub use incast::{incast, Incast};
 pub use permutation::{all_to_all, derangement, permutation};
 pub use pingmesh::{peers, pingmesh, probe_count, PingLevel, Pingmesh};
-pub use poisson::{poisson, Poisson};
+pub use poisson::{poisson, Poisson, PoissonArrival, PoissonArrivals};
 pub use storage_read::{storage_read, StorageRead};
 pub use tor_to_tor::{tor_to_tor, tors_of_pod, GenError, TorToTor};
 
