@@ -112,8 +112,8 @@ fn per_port_tables(p: &SwitchParams, names: &[String], root: &mut Map<String, Va
             );
         }
         for q in 0..8 {
-            let mut e = json!({ "scheduler": sched_name(p.scheduler[q]) });
-            if p.ecn.is_some_and(|x| x.queues & (1 << q) != 0) {
+            let mut e = json!({ "scheduler": sched_name(p.scheduler_of(i)[q]) });
+            if p.ecn_queues_of(i) & (1 << q) != 0 {
                 e["wred_profile"] = json!("ROCESIM_ECN");
             }
             queue.insert(format!("{n}|{q}"), e);
@@ -216,7 +216,7 @@ pub fn export(p: &SwitchParams, ports: usize) -> (Value, Vec<String>) {
             "green_drop_probability": ((e.pmax * 100.0).round() as u64).to_string() } }));
     }
     let mut sched = Map::new();
-    for s in p.scheduler {
+    for &s in p.port_scheduler.iter().flatten().chain(&p.scheduler) {
         let e = match s {
             QueueSched::Strict => json!({ "type": "STRICT" }),
             QueueSched::Dwrr(w) => json!({ "type": "DWRR", "weight": w.to_string() }),

@@ -201,9 +201,14 @@ fn profiles_exist(db: &mut Db) {
 
 /// The entries of the first port in a `PORT|a-b` keyed table, expanded to (index, key, entry).
 pub(super) fn ranged(db: &mut Db, t: &str) -> Vec<(u8, String, Map<String, Value>)> {
-    let Some(port) = db.first_port().map(str::to_string) else {
-        return Vec::new();
-    };
+    match db.first_port().map(str::to_string) {
+        Some(port) => ranged_at(db, t, &port),
+        None => Vec::new(),
+    }
+}
+
+/// The entries of port-keyed table `t` for `port` (`port|3-4` keys), one row per index.
+pub(super) fn ranged_at(db: &mut Db, t: &str, port: &str) -> Vec<(u8, String, Map<String, Value>)> {
     let mut out = Vec::new();
     for (k, e) in db.entries(t) {
         let Some((pt, range)) = k.split_once('|') else {
@@ -249,11 +254,44 @@ pub fn buffers(db: &mut Db, p: &mut SwitchParams) {
     super::config_db_buffers::lossy_queues(db, p);
 }
 
-/// QUEUE: WRED_PROFILE (ECN marking) and SCHEDULER of each queue of the first port.
+/// QUEUE → each port's schedulers and ECN-marking queues. Ports may differ: their schedulers
+/// go to `port_scheduler` and their marking queues to `port_ecn_queues` (the first port's
+/// also to `scheduler` and `ecn.queues`); the WRED profile's thresholds are one per switch.
 pub fn queues(db: &mut Db, p: &mut SwitchParams) {
     let mut ecn: Option<(String, EcnParams)> = None;
-    let mut queues_marking = 0u8;
-    for (q, k, e) in ranged(db, "QUEUE") {
+    let base = p.scheduler;
+    let (mut scheds, mut marks) = (Vec::new(), Vec::new());
+    for port in db.ports.clone() {
+        let (s, m) = port_queues(db, &port, base, &mut ecn);
+        scheds.push(s);
+        marks.push(m);
+    }
+    if let Some(first) = scheds.first().copied() {
+        p.scheduler = first;
+        if scheds.iter().any(|s| *s != first) {
+            p.port_scheduler = scheds;
+        }
+    }
+    if let Some((_, mut e)) = ecn {
+        e.queues = marks.first().copied().unwrap_or(0);
+        if marks.iter().any(|&m| m != e.queues) {
+            p.port_ecn_queues = marks;
+        }
+        p.ecn = Some(e);
+        db.keys.push("ecn");
+    }
+}
+
+/// The QUEUE entries of one port: its schedulers (starting from `base`) and the queues
+/// that mark; the first marking profile found is kept in `ecn`.
+fn port_queues(
+    db: &mut Db,
+    port: &str,
+    base: [QueueSched; 8],
+    ecn: &mut Option<(String, EcnParams)>,
+) -> ([QueueSched; 8], u8) {
+    let (mut sched, mut marking) = (base, 0u8);
+    for (q, k, e) in ranged_at(db, "QUEUE", port) {
         let path = format!("QUEUE|{k}");
         if let Some(name) = e.get("wred_profile").and_then(text) {
             let name = name
@@ -272,11 +310,11 @@ pub fn queues(db: &mut Db, p: &mut SwitchParams) {
                 ),
                 Some(w) => {
                     if let Some(params) = wred(db, &name, &w) {
-                        queues_marking |= 1 << q;
-                        match &ecn {
+                        marking |= 1 << q;
+                        match ecn {
                             Some((n0, e0)) if *e0 != params => db.warn(&format!("{path}.wred_profile"), format!("differs from `{n0}`; rocesim uses one marking profile per switch")),
                             Some(_) => {}
-                            None => ecn = Some((name, params)),
+                            None => *ecn = Some((name, params)),
                         }
                     }
                 }
@@ -299,7 +337,7 @@ pub fn queues(db: &mut Db, p: &mut SwitchParams) {
                 ),
                 Some(s) => {
                     if let Some(x) = scheduler(db, &name, &s) {
-                        p.scheduler[q as usize] = x;
+                        sched[q as usize] = x;
                         db.keys.push("scheduler");
                     }
                 }
@@ -307,11 +345,7 @@ pub fn queues(db: &mut Db, p: &mut SwitchParams) {
         }
         warn_unknown(db, &path, &e, &["wred_profile", "scheduler"]);
     }
-    if let Some((_, mut e)) = ecn {
-        e.queues = queues_marking;
-        p.ecn = Some(e);
-        db.keys.push("ecn");
-    }
+    (sched, marking)
 }
 
 /// A WRED profile that marks ECN (green thresholds), or `None` when it does not mark.

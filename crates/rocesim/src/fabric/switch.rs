@@ -194,7 +194,7 @@ impl Switch {
             self.pause_pg(inl, pg, ctx);
         }
         self.ports[outl].enqueue(q, entry);
-        if let Some(e) = self.marker.marks(q) {
+        if let Some(e) = self.marker.marks(outl, q) {
             let depth = self.mmu.queue_bytes(outl, q);
             let id = self.ports[outl].id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
@@ -252,7 +252,7 @@ impl Switch {
             None => Priority(ctx.packets.get(e.pkt).tc),
             Some(iso) => iso.wire_prio(q, e.tc),
         };
-        if let Some(ecn) = self.marker.marks(q) {
+        if let Some(ecn) = self.marker.marks(out, q) {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let mmu = &self.mmu;

@@ -180,7 +180,7 @@ fn plan_ports(sc: &Scenario) -> PortPlan {
             let (sched, configured) = match me {
                 NodeRef::Switch(s) => {
                     let p = &sc.switches[s as usize];
-                    (&p.scheduler, p.pfc_response)
+                    (p.scheduler_of(local as usize), p.pfc_response)
                 }
                 NodeRef::Host(h) => (&all_strict, sc.nics[h as usize].pfc_response),
             };
@@ -263,7 +263,7 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         xoff: vec![Default::default(); n],
         mmu,
         marker: EcnMarker {
-            queues: p.ecn.map_or(0, |e| e.queues),
+            queues: (0..n).map(|port| p.ecn_queues_of(port)).collect(),
             detection: p.detection,
             params: p.ecn,
             rng: stream(sc.sim.seed, StreamKind::Switch, s as u64),
