@@ -159,6 +159,11 @@ pub struct SwitchParams {
     pub lossy: LossyParams,
     /// Per-queue scheduling discipline.
     pub scheduler: [QueueSched; 8],
+    /// DSCP → TC of each ingress port by local port index, when a `config_db` binds
+    /// different `PORT_QOS_MAP|<port>.dscp_to_tc_map`s to ports (SONiC classifies at the
+    /// ingress port); ports beyond the list use `dscp_to_tc`. Empty = every port uses
+    /// `dscp_to_tc`.
+    pub port_dscp_to_tc: Vec<[u8; 64]>,
     /// Per-queue scheduling discipline of each port by local port index, when a
     /// `config_db` gives ports different `QUEUE.scheduler` entries (SONiC binds schedulers
     /// per port and queue); ports beyond the list use `scheduler`. Empty = every port uses
@@ -241,6 +246,7 @@ impl Default for SwitchParams {
                 reserved: Bytes(0),
             },
             scheduler,
+            port_dscp_to_tc: Vec::new(),
             port_scheduler: Vec::new(),
             port_ecn_queues: Vec::new(),
             cable_length_m: 5.0,
@@ -276,6 +282,11 @@ impl SwitchParams {
             out[(self.tc_to_pg[tc] & 7) as usize] |= 1 << tc;
         }
         out
+    }
+
+    /// The DSCP → TC map of ingress port `port` (local index).
+    pub fn dscp_to_tc_of(&self, port: usize) -> &[u8; 64] {
+        self.port_dscp_to_tc.get(port).unwrap_or(&self.dscp_to_tc)
     }
 
     /// The per-queue scheduling discipline of local port `port`.

@@ -256,7 +256,7 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         pfc_quanta: p.pfc_quanta,
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
-        dscp_to_tc: p.dscp_to_tc,
+        dscp_to_tc: (0..n).map(|port| *p.dscp_to_tc_of(port)).collect(),
         tc_to_pg: p.tc_to_pg.map(Priority),
         pg_prios: p.pg_priorities(),
         pg_identity: p.tc_to_pg == [0, 1, 2, 3, 4, 5, 6, 7],
