@@ -938,7 +938,10 @@ fn linkedin_storage_qualification() {
         .collect();
     let mean = q.iter().sum::<f64>() / q.len() as f64;
     let bound = 25.0 * 786_432.0 / mean;
-    assert!(storage <= 1.05 * bound, "storage {storage} Gb/s, bound {bound}");
+    assert!(
+        storage <= 1.05 * bound,
+        "storage {storage} Gb/s, bound {bound}"
+    );
 }
 
 /// scenarios/loss-tolerance.toml (SRNIC: "high loss tolerance, 3x higher than CX-6"): at 1 %

@@ -144,16 +144,28 @@ fn cnps_first(sc: &Scenario, t: &Traffic, out: &mut Findings) {
                 format!("CNPs of `{receiver}` (DSCP {cnp}) share queue {q_c} with the RoCE data they throttle (DSCP {})", t.dscp),
                 format!("map DSCP {cnp} to a TC whose queue is strict priority"),
             );
-        } else if !ll_c && p.scheduler[q_c as usize & 7] != QueueSched::Strict {
+        } else if let Some(port) = (!ll_c).then(|| dwrr_port(p, q_c)).flatten() {
+            let on = if p.port_scheduler.is_empty() {
+                String::new()
+            } else {
+                format!(" on {}", port_label(sc, s, port))
+            };
             out.add(
                 "cnp",
                 switch_name(sc, s),
                 key,
-                format!("CNPs of `{receiver}` (DSCP {cnp} → TC {tc_c}) go to lossy DWRR queue {q_c}: they wait behind bulk traffic and can be dropped"),
+                format!("CNPs of `{receiver}` (DSCP {cnp} → TC {tc_c}) go to lossy DWRR queue {q_c}{on}: they wait behind bulk traffic and can be dropped"),
                 format!("make queue {q_c} strict priority (SCHEDULER type STRICT)"),
             );
         }
     }
+}
+
+/// The first port (local index) whose queue `q` is not strict priority, if any: every port
+/// has its own schedulers.
+fn dwrr_port(p: &SwitchParams, q: u8) -> Option<usize> {
+    (0..p.port_scheduler.len().max(1))
+        .find(|&port| p.scheduler_of(port)[q as usize & 7] != QueueSched::Strict)
 }
 
 /// Run the class rules.
