@@ -910,7 +910,8 @@ fn storage_tcp_drops(dir: &Path) -> (f64, f64, [u64; 8]) {
 /// 8/11 and 3/11 of the wire: 18.2 Gb/s of wire is 18.2 × 1024/1106 = 16.8 Gb/s of storage,
 /// 6.8 Gb/s of wire 6.8 × 1460/1538 = 6.5 Gb/s of TCP (the seed: ~17 and 6–7), and lossless
 /// queue 3 never drops while the TCP queue does. Without the QoS everything shares queue 0,
-/// which drops.
+/// which drops, and the closed-loop storage gets no more of the FIFO than its outstanding
+/// bytes over the queue's mean depth.
 #[test]
 fn linkedin_storage_qualification() {
     let dir = run_file("scenarios/linkedin-storage.toml", &[]);
@@ -919,10 +920,28 @@ fn linkedin_storage_qualification() {
     assert!((4.0..=9.0).contains(&tcp), "TCP {tcp} Gb/s");
     assert_eq!(drops[3], 0, "no drop in the RoCE queue");
     assert_eq!(summary(dir.path())["drops"]["lossless"], 0);
-    let dir = run_file("scenarios/linkedin-storage-noqos.toml", &[]);
-    let (_, _, drops) = storage_tcp_drops(dir.path());
+    let dir = run_file(
+        "scenarios/linkedin-storage-noqos.toml",
+        &["output.queue_sample_interval=100us"],
+    );
+    let (storage, _, drops) = storage_tcp_drops(dir.path());
     assert!(drops[0] > 0, "queue 0 drops without the QoS");
     assert_eq!(drops.iter().skip(1).sum::<u64>(), 0, "{drops:?}");
+    // Little's law: storage never has more than 6 targets x 8 I/Os x 16 KiB = 786,432 B in
+    // the shared FIFO, so it gets at most 25 Gb/s x 786,432 B / (mean queue-0 bytes over
+    // the measured 20-60 ms).
+    let rows = read_csv(&dir.path().join("timeseries/queues.csv"));
+    let q: Vec<f64> = (rows[1..].iter())
+        .filter(|r| r[1] == "sw0" && r[2] == "0" && r[3] == "0")
+        .filter(|r| r[0].parse::<u64>().unwrap() >= 20_000_000)
+        .map(|r| r[4].parse().unwrap())
+        .collect();
+    let mean = q.iter().sum::<f64>() / q.len() as f64;
+    let bound = 25.0 * 786_432.0 / mean;
+    assert!(
+        storage <= 1.05 * bound,
+        "storage {storage} Gb/s, bound {bound}"
+    );
 }
 
 /// scenarios/loss-tolerance.toml (SRNIC: "high loss tolerance, 3x higher than CX-6"): at 1 %

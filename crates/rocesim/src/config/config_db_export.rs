@@ -78,6 +78,26 @@ fn sched_name(s: QueueSched) -> String {
     }
 }
 
+/// The DSCP → TC map port `i` (named `n`) uses: `ROCESIM` when it is the switch's map, else
+/// `ROCESIM_<port>`.
+fn dscp_map_name(p: &SwitchParams, i: usize, n: &str) -> String {
+    if p.dscp_to_tc_of(i) == &p.dscp_to_tc {
+        "ROCESIM".into()
+    } else {
+        format!("ROCESIM_{n}")
+    }
+}
+
+/// DSCP_TO_TC_MAP: the switch's map and every port's own.
+fn dscp_maps(p: &SwitchParams, names: &[String]) -> Value {
+    let mut m = Map::new();
+    m.insert("ROCESIM".into(), map(&p.dscp_to_tc));
+    for (i, n) in names.iter().enumerate() {
+        m.insert(dscp_map_name(p, i, n), map(p.dscp_to_tc_of(i)));
+    }
+    Value::Object(m)
+}
+
 /// Tables that hold one entry per port (or per port and queue / PG).
 fn per_port_tables(p: &SwitchParams, names: &[String], root: &mut Map<String, Value>) {
     let lossless_q: Vec<u8> = (0..8)
@@ -95,7 +115,7 @@ fn per_port_tables(p: &SwitchParams, names: &[String], root: &mut Map<String, Va
     for (i, n) in names.iter().enumerate() {
         qos.insert(
             n.clone(),
-            json!({ "dscp_to_tc_map": "ROCESIM", "tc_to_queue_map": "ROCESIM",
+            json!({ "dscp_to_tc_map": dscp_map_name(p, i, n), "tc_to_queue_map": "ROCESIM",
             "tc_to_pg_map": "ROCESIM", "pfc_to_queue_map": "ROCESIM",
             "pfc_enable": tc_list(p.pfc_enable) }),
         );
@@ -112,8 +132,8 @@ fn per_port_tables(p: &SwitchParams, names: &[String], root: &mut Map<String, Va
             );
         }
         for q in 0..8 {
-            let mut e = json!({ "scheduler": sched_name(p.scheduler[q]) });
-            if p.ecn.is_some_and(|x| x.queues & (1 << q) != 0) {
+            let mut e = json!({ "scheduler": sched_name(p.scheduler_of(i)[q]) });
+            if p.ecn_queues_of(i) & (1 << q) != 0 {
                 e["wred_profile"] = json!("ROCESIM_ECN");
             }
             queue.insert(format!("{n}|{q}"), e);
@@ -175,10 +195,7 @@ fn inexpressible(p: &SwitchParams, notes: &mut Vec<String>) {
 pub fn export(p: &SwitchParams, ports: usize) -> (Value, Vec<String>) {
     let mut notes = Vec::new();
     let mut root = Map::new();
-    root.insert(
-        "DSCP_TO_TC_MAP".into(),
-        json!({ "ROCESIM": map(&p.dscp_to_tc) }),
-    );
+    root.insert("DSCP_TO_TC_MAP".into(), dscp_maps(p, &port_names(p, ports)));
     root.insert(
         "TC_TO_QUEUE_MAP".into(),
         json!({ "ROCESIM": map(&p.tc_to_queue) }),
@@ -216,7 +233,7 @@ pub fn export(p: &SwitchParams, ports: usize) -> (Value, Vec<String>) {
             "green_drop_probability": ((e.pmax * 100.0).round() as u64).to_string() } }));
     }
     let mut sched = Map::new();
-    for s in p.scheduler {
+    for &s in p.port_scheduler.iter().flatten().chain(&p.scheduler) {
         let e = match s {
             QueueSched::Strict => json!({ "type": "STRICT" }),
             QueueSched::Dwrr(w) => json!({ "type": "DWRR", "weight": w.to_string() }),

@@ -47,8 +47,19 @@ fn read_map(db: &mut Db, t: &str, name: &str, max: u8, out: &mut [u8]) {
 }
 
 /// The entry of the switch's first port in port-keyed table `t` (`suffix` after the port,
-/// e.g. `|3`), warning for every other port whose entry differs.
-fn per_port(db: &mut Db, t: &str, suffix: &str) -> Option<(String, Map<String, Value>)> {
+/// e.g. `|3`), warning for every other port whose entry differs in a field not in `own`
+/// (fields each port keeps for itself).
+fn per_port(
+    db: &mut Db,
+    t: &str,
+    suffix: &str,
+    own: &[&str],
+) -> Option<(String, Map<String, Value>)> {
+    let strip = |e: &Map<String, Value>| {
+        let mut e = e.clone();
+        e.retain(|k, _| !own.contains(&k.as_str()));
+        e
+    };
     let entries = db.entries(t);
     let mut first: Option<(String, Map<String, Value>)> = None;
     for port in db.ports.clone() {
@@ -58,7 +69,7 @@ fn per_port(db: &mut Db, t: &str, suffix: &str) -> Option<(String, Map<String, V
         };
         match &first {
             None => first = Some((key, e.clone())),
-            Some((k0, e0)) if e0 != e => {
+            Some((k0, e0)) if strip(e0) != strip(e) => {
                 let msg = format!("differs from `{t}|{k0}`; rocesim applies one setting per switch (the first port's)");
                 db.warn(&format!("{t}|{key}"), msg);
             }
@@ -85,7 +96,7 @@ pub fn qos_maps(db: &mut Db, p: &mut SwitchParams) {
         .get("global")
         .and_then(Value::as_object)
         .cloned();
-    let (path, e) = match per_port(db, "PORT_QOS_MAP", "") {
+    let (path, e) = match per_port(db, "PORT_QOS_MAP", "", &["dscp_to_tc_map"]) {
         Some((k, e)) => (format!("PORT_QOS_MAP|{k}"), e),
         None => (
             "PORT_QOS_MAP|global".into(),
@@ -147,6 +158,46 @@ pub fn qos_maps(db: &mut Db, p: &mut SwitchParams) {
         "pfcwd_sw_enable",
     ];
     warn_unknown(db, &path, &e, &known);
+    let first = map_of("dscp_to_tc_map");
+    port_dscp_maps(db, p, global.as_ref(), first);
+}
+
+/// Each port's own `dscp_to_tc_map` (its PORT_QOS_MAP entry, else `global`, else the switch's
+/// map): when ports differ, `port_dscp_to_tc` holds every port's map.
+fn port_dscp_maps(
+    db: &mut Db,
+    p: &mut SwitchParams,
+    global: Option<&Map<String, Value>>,
+    first: Option<String>,
+) {
+    let entries = db.entries("PORT_QOS_MAP");
+    let name_in = |e: Option<&Value>| e?.as_object()?.get("dscp_to_tc_map").and_then(text);
+    // Maps read so far by name (each read, and its errors reported, once).
+    let mut read: Vec<(Option<String>, [u8; 64])> = vec![(first, p.dscp_to_tc)];
+    let mut maps = Vec::with_capacity(db.ports.len());
+    for port in db.ports.clone() {
+        let own = name_in(entries.get(&port));
+        let name = own.or_else(|| global.and_then(|g| g.get("dscp_to_tc_map").and_then(text)));
+        if let Some((_, m)) = read.iter().find(|(n, _)| *n == name) {
+            maps.push(*m);
+            continue;
+        }
+        let mut m = p.dscp_to_tc;
+        if let Some(n) = &name {
+            if db.entries("DSCP_TO_TC_MAP").contains_key(n) {
+                m = [0; 64];
+                read_map(db, "DSCP_TO_TC_MAP", n, 8, &mut m);
+            } else {
+                let path = format!("PORT_QOS_MAP|{port}.dscp_to_tc_map");
+                db.err(&path, format!("map `{n}` does not exist in DSCP_TO_TC_MAP"));
+            }
+        }
+        read.push((name, m));
+        maps.push(m);
+    }
+    if maps.iter().any(|m| *m != p.dscp_to_tc) {
+        p.port_dscp_to_tc = maps;
+    }
 }
 
 /// The profile an entry names, or an error at `path.profile`.
@@ -201,9 +252,14 @@ fn profiles_exist(db: &mut Db) {
 
 /// The entries of the first port in a `PORT|a-b` keyed table, expanded to (index, key, entry).
 pub(super) fn ranged(db: &mut Db, t: &str) -> Vec<(u8, String, Map<String, Value>)> {
-    let Some(port) = db.first_port().map(str::to_string) else {
-        return Vec::new();
-    };
+    match db.first_port().map(str::to_string) {
+        Some(port) => ranged_at(db, t, &port),
+        None => Vec::new(),
+    }
+}
+
+/// The entries of port-keyed table `t` for `port` (`port|3-4` keys), one row per index.
+pub(super) fn ranged_at(db: &mut Db, t: &str, port: &str) -> Vec<(u8, String, Map<String, Value>)> {
     let mut out = Vec::new();
     for (k, e) in db.entries(t) {
         let Some((pt, range)) = k.split_once('|') else {
@@ -249,11 +305,44 @@ pub fn buffers(db: &mut Db, p: &mut SwitchParams) {
     super::config_db_buffers::lossy_queues(db, p);
 }
 
-/// QUEUE: WRED_PROFILE (ECN marking) and SCHEDULER of each queue of the first port.
+/// QUEUE → each port's schedulers and ECN-marking queues. Ports may differ: their schedulers
+/// go to `port_scheduler` and their marking queues to `port_ecn_queues` (the first port's
+/// also to `scheduler` and `ecn.queues`); the WRED profile's thresholds are one per switch.
 pub fn queues(db: &mut Db, p: &mut SwitchParams) {
     let mut ecn: Option<(String, EcnParams)> = None;
-    let mut queues_marking = 0u8;
-    for (q, k, e) in ranged(db, "QUEUE") {
+    let base = p.scheduler;
+    let (mut scheds, mut marks) = (Vec::new(), Vec::new());
+    for port in db.ports.clone() {
+        let (s, m) = port_queues(db, &port, base, &mut ecn);
+        scheds.push(s);
+        marks.push(m);
+    }
+    if let Some(first) = scheds.first().copied() {
+        p.scheduler = first;
+        if scheds.iter().any(|s| *s != first) {
+            p.port_scheduler = scheds;
+        }
+    }
+    if let Some((_, mut e)) = ecn {
+        e.queues = marks.first().copied().unwrap_or(0);
+        if marks.iter().any(|&m| m != e.queues) {
+            p.port_ecn_queues = marks;
+        }
+        p.ecn = Some(e);
+        db.keys.push("ecn");
+    }
+}
+
+/// The QUEUE entries of one port: its schedulers (starting from `base`) and the queues
+/// that mark; the first marking profile found is kept in `ecn`.
+fn port_queues(
+    db: &mut Db,
+    port: &str,
+    base: [QueueSched; 8],
+    ecn: &mut Option<(String, EcnParams)>,
+) -> ([QueueSched; 8], u8) {
+    let (mut sched, mut marking) = (base, 0u8);
+    for (q, k, e) in ranged_at(db, "QUEUE", port) {
         let path = format!("QUEUE|{k}");
         if let Some(name) = e.get("wred_profile").and_then(text) {
             let name = name
@@ -272,11 +361,11 @@ pub fn queues(db: &mut Db, p: &mut SwitchParams) {
                 ),
                 Some(w) => {
                     if let Some(params) = wred(db, &name, &w) {
-                        queues_marking |= 1 << q;
-                        match &ecn {
+                        marking |= 1 << q;
+                        match ecn {
                             Some((n0, e0)) if *e0 != params => db.warn(&format!("{path}.wred_profile"), format!("differs from `{n0}`; rocesim uses one marking profile per switch")),
                             Some(_) => {}
-                            None => ecn = Some((name, params)),
+                            None => *ecn = Some((name, params)),
                         }
                     }
                 }
@@ -299,7 +388,7 @@ pub fn queues(db: &mut Db, p: &mut SwitchParams) {
                 ),
                 Some(s) => {
                     if let Some(x) = scheduler(db, &name, &s) {
-                        p.scheduler[q as usize] = x;
+                        sched[q as usize] = x;
                         db.keys.push("scheduler");
                     }
                 }
@@ -307,11 +396,7 @@ pub fn queues(db: &mut Db, p: &mut SwitchParams) {
         }
         warn_unknown(db, &path, &e, &["wred_profile", "scheduler"]);
     }
-    if let Some((_, mut e)) = ecn {
-        e.queues = queues_marking;
-        p.ecn = Some(e);
-        db.keys.push("ecn");
-    }
+    (sched, marking)
 }
 
 /// A WRED profile that marks ECN (green thresholds), or `None` when it does not mark.
@@ -445,7 +530,7 @@ pub fn cable_lengths(db: &mut Db, p: &mut SwitchParams) {
 
 /// PFC_WD: the first port's detection and restoration times and action, GLOBAL's poll interval.
 pub fn pfc_wd(db: &mut Db, p: &mut SwitchParams) {
-    let Some((k, e)) = per_port(db, "PFC_WD", "") else {
+    let Some((k, e)) = per_port(db, "PFC_WD", "", &[]) else {
         return;
     };
     let path = format!("PFC_WD|{k}");

@@ -129,6 +129,9 @@ fn comparable(
 ) -> crate::fabric::params::SwitchParams {
     let mut q = p.clone();
     q.port_cable_m = (0..ports).map(|i| p.cable_of(i)).collect();
+    q.port_scheduler = (0..ports).map(|i| *p.scheduler_of(i)).collect();
+    q.port_dscp_to_tc = (0..ports).map(|i| *p.dscp_to_tc_of(i)).collect();
+    q.port_ecn_queues = (0..ports).map(|i| p.ecn_queues_of(i)).collect();
     q.config_warnings.clear();
     q.config_ports.clear();
     q
@@ -207,4 +210,62 @@ fn port_names_place_the_files_ports() {
             .contains("switch.port_names[1]: port name `Ethernet0` appears twice")),
         "{e:?}"
     );
+}
+
+/// The LinkedIn file with Ethernet4 (port 1) changed: queue 0 strict instead of DWRR 30,
+/// and queue 3 without its WRED profile; and Ethernet8 (port 2) with a DSCP map that puts
+/// DSCP 26 in TC 0. Written to `dir`; returns the `config_db` key.
+fn linkedin_with_a_different_port(dir: &Path) -> String {
+    let text = std::fs::read_to_string(repo().join("scenarios/sonic/config_db.json")).unwrap();
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["QUEUE"]["Ethernet4|0"]["scheduler"] = "scheduler.2".into();
+    // Ethernet8 classifies DSCP 26 as lossy TC 0 (the classic mismatch), by its own map.
+    let mut lossy = v["DSCP_TO_TC_MAP"]["ROCE"].clone();
+    lossy["26"] = "0".into();
+    v["DSCP_TO_TC_MAP"]["ROCE_LOSSY"] = lossy;
+    v["PORT_QOS_MAP"]["Ethernet8"]["dscp_to_tc_map"] = "ROCE_LOSSY".into();
+    let q3 = v["QUEUE"]["Ethernet4|3"].as_object_mut().unwrap();
+    q3.remove("wred_profile");
+    let f = dir.join("per-port.json");
+    std::fs::write(&f, v.to_string()).unwrap();
+    format!("config_db = {:?}", f.to_str().unwrap())
+}
+
+#[test]
+fn ports_keep_their_own_dscp_maps_schedulers_and_marking_queues() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = linkedin_with_a_different_port(dir.path());
+    let sc = load(&key).unwrap();
+    let p = &sc.switches[0];
+    // Port 0 (Ethernet0) and port 2 (Ethernet8) as the file's stock ports; port 1 its own.
+    for i in [0, 2] {
+        let s = p.scheduler_of(i);
+        assert_eq!(
+            (s[0], s[3], s[6]),
+            (
+                QueueSched::Dwrr(30),
+                QueueSched::Dwrr(80),
+                QueueSched::Strict
+            )
+        );
+        assert_eq!(p.ecn_queues_of(i), 1 << 3);
+    }
+    let s = p.scheduler_of(1);
+    assert_eq!((s[0], s[3]), (QueueSched::Strict, QueueSched::Dwrr(80)));
+    assert_eq!(p.ecn_queues_of(1), 0);
+    assert_eq!(
+        [0, 1, 2].map(|i| p.dscp_to_tc_of(i)[26]),
+        [3, 3, 0],
+        "Ethernet8 maps DSCP 26 to TC 0"
+    );
+    assert_eq!([0, 1, 2].map(|i| p.dscp_to_tc_of(i)[48]), [6, 6, 6]);
+    assert!(
+        !p.config_warnings
+            .iter()
+            .any(|w| w.contains("one setting per switch")),
+        "{:?}",
+        p.config_warnings
+    );
+    // The export writes each port's own entries, and they import back the same.
+    round_trip(&key);
 }

@@ -54,8 +54,10 @@ table! {
         /// The receiver ACKs every N in-order packets (and the last of a message).
         /// Default: `1`.
         ack_every: Pos32 => ack_every,
-        /// Retransmission timeout: the IB local ACK timeout 4.096 us × 2^14 (rdma_cm
-        /// default); keep it above the worst queueing delay of a PFC-backed path.
+        /// Retransmission timeout: the IB local ACK timeout 4.096 us × 2^14 (perftest's
+        /// default; rdma_cm's for RoCE is 2^19, 2.1 s, and ConnectX-5+ shorten the first
+        /// timeouts by adaptive retransmission); keep it above the worst queueing delay of a
+        /// PFC-backed path.
         /// Default: `"67.108864ms"`.
         rto: TimeV => rto,
         /// IP TTL of packets sent. Default: `64`.

@@ -37,8 +37,9 @@ pub fn red_decide(e: &EcnParams, q: u64, rng: &mut SimRng) -> bool {
 /// random stream for RED.
 #[derive(Debug)]
 pub struct EcnMarker {
-    /// Queues that mark (bitmask; 0 = none, and the marking code is skipped).
-    pub queues: u8,
+    /// Queues that mark on each port, by local port index (bitmask; 0 = none, and the
+    /// marking code is skipped). SONiC binds `QUEUE.wred_profile` per port and queue.
+    pub queues: Vec<u8>,
     /// How congestion is detected.
     pub detection: Detection,
     /// Marking parameters, if configured.
@@ -48,10 +49,11 @@ pub struct EcnMarker {
 }
 
 impl EcnMarker {
-    /// Does queue `q` mark? (A cheap test on the hot path.)
+    /// Does queue `q` of local port `port` mark? (A cheap test on the hot path: one
+    /// indexed load and a bit test.)
     #[inline]
-    pub fn marks(&self, q: QueueId) -> Option<EcnParams> {
-        if self.queues & q.bit() == 0 {
+    pub fn marks(&self, port: usize, q: QueueId) -> Option<EcnParams> {
+        if self.queues[port] & q.bit() == 0 {
             return None;
         }
         self.params

@@ -73,7 +73,7 @@ impl Switch {
                 n => Some(hops[ecmp_pick(hash, self.salt, n)]),
             };
         }
-        let tc = self.tc_of(ctx.packets.get(pkt_id).dscp);
+        let tc = self.tc_of(in_local, ctx.packets.get(pkt_id).dscp);
         let lossless = self.pfc_enable & tc.bit() != 0;
         if lossless && fw.drop_on_incomplete_arp {
             ctx.monitor.totals.drops_fault += 1;

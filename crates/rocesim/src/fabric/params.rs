@@ -159,6 +159,20 @@ pub struct SwitchParams {
     pub lossy: LossyParams,
     /// Per-queue scheduling discipline.
     pub scheduler: [QueueSched; 8],
+    /// DSCP → TC of each ingress port by local port index, when a `config_db` binds
+    /// different `PORT_QOS_MAP|<port>.dscp_to_tc_map`s to ports (SONiC classifies at the
+    /// ingress port); ports beyond the list use `dscp_to_tc`. Empty = every port uses
+    /// `dscp_to_tc`.
+    pub port_dscp_to_tc: Vec<[u8; 64]>,
+    /// Per-queue scheduling discipline of each port by local port index, when a
+    /// `config_db` gives ports different `QUEUE.scheduler` entries (SONiC binds schedulers
+    /// per port and queue); ports beyond the list use `scheduler`. Empty = every port uses
+    /// `scheduler`. Read once when the ports are built, never per packet.
+    pub port_scheduler: Vec<[QueueSched; 8]>,
+    /// Queues that mark ECN (bitmask) on each port by local port index, when a `config_db`
+    /// binds `QUEUE.wred_profile` to different queues on different ports; ports beyond the
+    /// list use `ecn.queues`. Empty = every port marks `ecn.queues`.
+    pub port_ecn_queues: Vec<u8>,
     /// Cable length in metres, for `headroom = "auto"` when it exceeds the link's delay.
     pub cable_length_m: f64,
     /// Cable length of each port by local port index (SONiC `CABLE_LENGTH`); ports beyond
@@ -232,6 +246,9 @@ impl Default for SwitchParams {
                 reserved: Bytes(0),
             },
             scheduler,
+            port_dscp_to_tc: Vec::new(),
+            port_scheduler: Vec::new(),
+            port_ecn_queues: Vec::new(),
             cable_length_m: 5.0,
             port_cable_m: Vec::new(),
             config_warnings: Vec::new(),
@@ -265,6 +282,24 @@ impl SwitchParams {
             out[(self.tc_to_pg[tc] & 7) as usize] |= 1 << tc;
         }
         out
+    }
+
+    /// The DSCP → TC map of ingress port `port` (local index).
+    pub fn dscp_to_tc_of(&self, port: usize) -> &[u8; 64] {
+        self.port_dscp_to_tc.get(port).unwrap_or(&self.dscp_to_tc)
+    }
+
+    /// The per-queue scheduling discipline of local port `port`.
+    pub fn scheduler_of(&self, port: usize) -> &[QueueSched; 8] {
+        self.port_scheduler.get(port).unwrap_or(&self.scheduler)
+    }
+
+    /// The queues (bitmask) that mark ECN on local port `port`; 0 without marking.
+    pub fn ecn_queues_of(&self, port: usize) -> u8 {
+        match self.ecn {
+            None => 0,
+            Some(e) => self.port_ecn_queues.get(port).copied().unwrap_or(e.queues),
+        }
     }
 
     /// Cable length of local port `port`, metres.

@@ -33,8 +33,9 @@ pub struct Switch {
     pub pfc_enable: u8,
     /// TC → egress queue (SONiC `TC_TO_QUEUE_MAP`).
     pub tc_to_queue: [QueueId; 8],
-    /// DSCP → TC (SONiC `DSCP_TO_TC_MAP`).
-    pub dscp_to_tc: [u8; 64],
+    /// DSCP → TC of each ingress port, by local port index (SONiC `DSCP_TO_TC_MAP` bound
+    /// per port by `PORT_QOS_MAP`).
+    pub dscp_to_tc: Vec<[u8; 64]>,
     /// TC → ingress priority group (SONiC `TC_TO_PRIORITY_GROUP_MAP`).
     pub tc_to_pg: [Priority; 8],
     /// For each PG, the PFC-enabled priorities mapped to it (what its XOFF pauses).
@@ -122,10 +123,10 @@ impl Switch {
         self.enqueue(in_local, pkt_id, out, false, ctx);
     }
 
-    /// The TC of DSCP `dscp`.
+    /// The TC of DSCP `dscp` arriving on local port `in_local`.
     #[inline]
-    pub fn tc_of(&self, dscp: u8) -> Priority {
-        Priority(self.dscp_to_tc[(dscp & 63) as usize])
+    pub fn tc_of(&self, in_local: u16, dscp: u8) -> Priority {
+        Priority(self.dscp_to_tc[in_local as usize][(dscp & 63) as usize])
     }
 
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
@@ -138,7 +139,7 @@ impl Switch {
         replica: bool,
         ctx: &mut Ctx,
     ) {
-        let tc = self.tc_of(ctx.packets.get(pkt_id).dscp);
+        let tc = self.tc_of(in_local, ctx.packets.get(pkt_id).dscp);
         let place = match self.isolation {
             None => Placement {
                 pg: self.tc_to_pg[tc.idx()],
@@ -194,7 +195,7 @@ impl Switch {
             self.pause_pg(inl, pg, ctx);
         }
         self.ports[outl].enqueue(q, entry);
-        if let Some(e) = self.marker.marks(q) {
+        if let Some(e) = self.marker.marks(outl, q) {
             let depth = self.mmu.queue_bytes(outl, q);
             let id = self.ports[outl].id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
@@ -252,7 +253,7 @@ impl Switch {
             None => Priority(ctx.packets.get(e.pkt).tc),
             Some(iso) => iso.wire_prio(q, e.tc),
         };
-        if let Some(ecn) = self.marker.marks(q) {
+        if let Some(ecn) = self.marker.marks(out, q) {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let mmu = &self.mmu;

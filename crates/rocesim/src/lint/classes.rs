@@ -2,7 +2,7 @@
 //! switch), a queue must not mix lossless and lossy classes, CNPs need a queue of their own
 //! that is served first or lossless, and RoCE must not share a queue with TCP.
 
-use super::{nic_class, nic_name, switch_name, Findings, Traffic};
+use super::{nic_class, nic_name, port_label, switch_name, Findings, Traffic};
 use crate::config::Scenario;
 use crate::fabric::params::{QueueSched, SwitchParams};
 use crate::nic::params::CcKind;
@@ -49,12 +49,25 @@ fn hops_agree(sc: &Scenario, t: &Traffic, out: &mut Findings) {
         );
     }
     for (s, p) in sc.switches.iter().enumerate() {
-        let (tc_s, ll_s, _) = sw_class(p, d);
-        if ll_s == ll_n && (!ll_n || tc_s == tc_n) {
+        // Every ingress port's own map (one, the switch's, unless ports differ).
+        let bad: Vec<(usize, u8, bool)> = (0..p.port_dscp_to_tc.len().max(1))
+            .map(|port| {
+                let tc = p.dscp_to_tc_of(port)[d as usize & 63];
+                (port, tc, p.pfc_enable & (1 << tc) != 0)
+            })
+            .filter(|&(_, tc_s, ll_s)| ll_s != ll_n || (ll_n && tc_s != tc_n))
+            .collect();
+        let Some(&(_, tc_s, ll_s)) = bad.first() else {
             continue;
-        }
+        };
+        let at = if p.port_dscp_to_tc.is_empty() {
+            String::new()
+        } else {
+            let names: Vec<String> = bad.iter().map(|b| port_label(sc, s, b.0)).collect();
+            format!(" on {}", names.join(", "))
+        };
         let msg = format!(
-            "maps DSCP {d} to {} TC {tc_s}, but the NICs send it as {} TC {tc_n}",
+            "maps DSCP {d}{at} to {} TC {tc_s}, but the NICs send it as {} TC {tc_n}",
             lossless_word(ll_s),
             lossless_word(ll_n)
         );
@@ -131,16 +144,28 @@ fn cnps_first(sc: &Scenario, t: &Traffic, out: &mut Findings) {
                 format!("CNPs of `{receiver}` (DSCP {cnp}) share queue {q_c} with the RoCE data they throttle (DSCP {})", t.dscp),
                 format!("map DSCP {cnp} to a TC whose queue is strict priority"),
             );
-        } else if !ll_c && p.scheduler[q_c as usize & 7] != QueueSched::Strict {
+        } else if let Some(port) = (!ll_c).then(|| dwrr_port(p, q_c)).flatten() {
+            let on = if p.port_scheduler.is_empty() {
+                String::new()
+            } else {
+                format!(" on {}", port_label(sc, s, port))
+            };
             out.add(
                 "cnp",
                 switch_name(sc, s),
                 key,
-                format!("CNPs of `{receiver}` (DSCP {cnp} → TC {tc_c}) go to lossy DWRR queue {q_c}: they wait behind bulk traffic and can be dropped"),
+                format!("CNPs of `{receiver}` (DSCP {cnp} → TC {tc_c}) go to lossy DWRR queue {q_c}{on}: they wait behind bulk traffic and can be dropped"),
                 format!("make queue {q_c} strict priority (SCHEDULER type STRICT)"),
             );
         }
     }
+}
+
+/// The first port (local index) whose queue `q` is not strict priority, if any: every port
+/// has its own schedulers.
+fn dwrr_port(p: &SwitchParams, q: u8) -> Option<usize> {
+    (0..p.port_scheduler.len().max(1))
+        .find(|&port| p.scheduler_of(port)[q as usize & 7] != QueueSched::Strict)
 }
 
 /// Run the class rules.

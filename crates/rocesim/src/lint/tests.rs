@@ -233,3 +233,49 @@ fn watchdog_timers_out_of_order_are_found() {
     assert_eq!(f.len(), 1, "{f:?}");
     assert_eq!(f[0].node, "NIC `h1`");
 }
+
+#[test]
+fn one_port_that_maps_the_roce_dscp_to_a_lossy_tc_is_found_by_name() {
+    // Ports with their own DSCP maps: port 1 (the only port that differs) puts DSCP 26 in
+    // lossy TC 0; the finding names it, and the switch's other ports are not blamed.
+    let mut sc = scenario("");
+    let p = &mut sc.switches[0];
+    let mut lossy = p.dscp_to_tc;
+    lossy[26] = 0;
+    p.port_dscp_to_tc = vec![p.dscp_to_tc, lossy, p.dscp_to_tc];
+    let f = rule(&sc, "classes");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].message
+            .contains("maps DSCP 26 on port 1 to lossy TC 0"),
+        "{}",
+        f[0]
+    );
+    // Every port with the switch's map: clean.
+    let p = &mut sc.switches[0];
+    p.port_dscp_to_tc = vec![p.dscp_to_tc; 3];
+    assert!(rule(&sc, "classes").is_empty());
+}
+
+#[test]
+fn one_port_with_a_dwrr_cnp_queue_is_found_by_name() {
+    // DCQCN with CNPs (DSCP 48 → TC 6 → queue 6) in a lossy queue: strict on ports 0 and 2,
+    // DWRR on port 1 only. The finding names port 1; with port 1 strict too, it is clean.
+    use crate::fabric::params::QueueSched;
+    let mut sc = scenario("[nic]\ncc = \"dcqcn\"\n[switch]\necn = { queues = [3] }");
+    let p = &mut sc.switches[0];
+    let strict = p.scheduler;
+    assert_eq!(strict[6], QueueSched::Strict);
+    let mut dwrr = strict;
+    dwrr[6] = QueueSched::Dwrr(1);
+    p.port_scheduler = vec![strict, dwrr, strict];
+    let f = rule(&sc, "cnp");
+    assert_eq!(f.len(), 1, "{f:?}");
+    assert!(
+        f[0].message.contains("lossy DWRR queue 6 on port 1"),
+        "{}",
+        f[0]
+    );
+    sc.switches[0].port_scheduler = vec![strict; 3];
+    assert!(rule(&sc, "cnp").is_empty());
+}

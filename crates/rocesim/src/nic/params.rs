@@ -173,8 +173,13 @@ pub struct NicParams {
     /// The receiver ACKs every `ack_every` in-order packets (and always the last of a message).
     pub ack_every: u32,
     /// Retransmission timeout (the InfiniBand local ACK timeout, 4.096 us × 2^timeout). The
-    /// default is timeout = 14, rdma_cm's default: 67.108864 ms. It must exceed the worst
-    /// queueing delay of a PFC-backed path, or go-back-N retransmits what is merely queued.
+    /// default is timeout = 14, 67.108864 ms: perftest's `DEF_QP_TIME` (ib_write_bw and
+    /// friends). It is not rdma_cm's: Linux rdma_cm gives RoCE QPs packet lifetime
+    /// `CMA_IBOE_PACKET_LIFETIME` (18, 16 in newer kernels) + 1, i.e. 2.1 s (537 ms), and
+    /// ConnectX-5 and later retransmit sooner by firmware adaptive retransmission (on by
+    /// default; its profile is not published), so no single value is "ConnectX's". It must
+    /// exceed the worst queueing delay of a PFC-backed path, or go-back-N retransmits what is
+    /// merely queued.
     pub rto: Time,
     /// IP TTL of packets the NIC sends.
     pub ttl: u8,

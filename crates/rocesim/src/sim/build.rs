@@ -180,7 +180,7 @@ fn plan_ports(sc: &Scenario) -> PortPlan {
             let (sched, configured) = match me {
                 NodeRef::Switch(s) => {
                     let p = &sc.switches[s as usize];
-                    (&p.scheduler, p.pfc_response)
+                    (p.scheduler_of(local as usize), p.pfc_response)
                 }
                 NodeRef::Host(h) => (&all_strict, sc.nics[h as usize].pfc_response),
             };
@@ -256,14 +256,14 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         pfc_quanta: p.pfc_quanta,
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
-        dscp_to_tc: p.dscp_to_tc,
+        dscp_to_tc: (0..n).map(|port| *p.dscp_to_tc_of(port)).collect(),
         tc_to_pg: p.tc_to_pg.map(Priority),
         pg_prios: p.pg_priorities(),
         pg_identity: p.tc_to_pg == [0, 1, 2, 3, 4, 5, 6, 7],
         xoff: vec![Default::default(); n],
         mmu,
         marker: EcnMarker {
-            queues: p.ecn.map_or(0, |e| e.queues),
+            queues: (0..n).map(|port| p.ecn_queues_of(port)).collect(),
             detection: p.detection,
             params: p.ecn,
             rng: stream(sc.sim.seed, StreamKind::Switch, s as u64),

@@ -408,6 +408,83 @@ fn dwrr_shares_a_bottleneck_by_weight() {
 }
 
 #[test]
+fn dwrr_weights_apply_per_port() {
+    // Per-port schedulers (SONiC QUEUE.scheduler per port): two bottlenecks on one switch,
+    // port 4 (to h4) with DWRR 3 (queue 0) : 1 (queue 3) and port 5 (to h5) with 1 : 3. Each
+    // port's byte shares follow its own weights: 3 : 1 at h4 and 1 : 3 at h5.
+    use crate::fabric::params::QueueSched;
+    let mut sc = scenario(star(6, Rate::gbps(100), Time::from_us(1)), Time::from_ms(4));
+    sc.sim.warmup = Time::from_ms(1);
+    for s in &mut sc.switches {
+        s.pfc_enable = 1 << 0 | 1 << 3;
+        let mut a = s.scheduler;
+        a[0] = QueueSched::Dwrr(3);
+        a[3] = QueueSched::Dwrr(1);
+        let mut b = s.scheduler;
+        b[0] = QueueSched::Dwrr(1);
+        b[3] = QueueSched::Dwrr(3);
+        s.port_scheduler = vec![s.scheduler, s.scheduler, s.scheduler, s.scheduler, a, b];
+    }
+    for n in &mut sc.nics {
+        n.pfc_enable = 1 << 0 | 1 << 3;
+    }
+    for (src, dst, dscp) in [(0, 4, 0), (1, 4, 26), (2, 5, 0), (3, 5, 26)] {
+        let mut f = flow(src, dst, None, Time::ZERO);
+        f.dscp = dscp;
+        sc.flows.push(f);
+    }
+    let r = run(sc);
+    let g: Vec<f64> = r.flows.iter().map(|f| f.goodput_gbps).collect();
+    assert!(
+        (g[0] / g[1] - 3.0).abs() < 0.15,
+        "port 4: {} : {}",
+        g[0],
+        g[1]
+    );
+    assert!(
+        (g[3] / g[2] - 3.0).abs() < 0.15,
+        "port 5: {} : {}",
+        g[2],
+        g[3]
+    );
+    let line = 100.0 * 1024.0 / 1106.0;
+    assert!(
+        g[0] + g[1] > 0.97 * line && g[2] + g[3] > 0.97 * line,
+        "{g:?}"
+    );
+}
+
+#[test]
+fn dscp_maps_apply_per_ingress_port() {
+    // Per-port DSCP -> TC (SONiC PORT_QOS_MAP|<port>.dscp_to_tc_map): h0 and h1 both send
+    // DSCP 26 to h2, but port 0 classifies it as TC 0 and port 1 as TC 3. Port 2 serves queue
+    // 0 : queue 3 by DWRR 3 : 1, so h0 gets 3/4 and h1 1/4 of the bottleneck; with one map
+    // for the switch both would share queue 3 evenly.
+    use crate::fabric::params::QueueSched;
+    let mut sc = scenario(star(3, Rate::gbps(100), Time::from_us(1)), Time::from_ms(4));
+    sc.sim.warmup = Time::from_ms(1);
+    for s in &mut sc.switches {
+        s.pfc_enable = 1 << 0 | 1 << 3;
+        s.scheduler[0] = QueueSched::Dwrr(3);
+        s.scheduler[3] = QueueSched::Dwrr(1);
+        let mut to_tc0 = s.dscp_to_tc;
+        to_tc0[26] = 0;
+        s.port_dscp_to_tc = vec![to_tc0, s.dscp_to_tc, s.dscp_to_tc];
+    }
+    for n in &mut sc.nics {
+        n.pfc_enable = 1 << 0 | 1 << 3;
+    }
+    sc.nics[0].dscp_to_tc[26] = 0; // h0's NIC agrees with its switch port
+    sc.flows.push(flow(0, 2, None, Time::ZERO));
+    sc.flows.push(flow(1, 2, None, Time::ZERO));
+    assert_eq!(sc.flows[0].dscp, 26);
+    let r = run(sc);
+    let (ga, gb) = (r.flows[0].goodput_gbps, r.flows[1].goodput_gbps);
+    assert!((ga / gb - 3.0).abs() < 0.15, "shares {ga} : {gb}");
+    assert_eq!(r.drops_lossless + r.drops_lossy, 0);
+}
+
+#[test]
 fn received_counters_match_what_the_peer_sent() {
     // The rx counters are derived (peer's tx − lost − in flight): check them against the
     // receiver's own view. Every data byte h0 accepted arrived on its port, so the data frames
