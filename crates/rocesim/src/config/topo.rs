@@ -34,7 +34,8 @@ table! {
         /// on every switch: a flow's choice at one tier predicts the next, the polarization real
         /// fabrics hit) or `"ns3"` (as the HPCC paper's ns-3 simulator hashes: MurmurHash3 x86-32
         /// of source IP, destination IP and ports seeded by the switch's node id, hosts
-        /// numbered first, modulo the next-hop count, next hops in node-id order; flows without
+        /// numbered first, modulo the next-hop count, next hops in descending node-id order (as
+        /// in ns-3's reference run, docs/validation.md); flows without
         /// an explicit `sport` get ns-3's ports, source 10000 + the number of earlier flows of
         /// the same pair, destination 100, so that each flow takes the path it takes in ns-3).
         /// Default: `"salted"`.

@@ -203,7 +203,8 @@ pub enum EcmpHash {
     Polarized,
     /// The HPCC paper's ns-3 simulator: MurmurHash3 of (source IP, destination IP, ports)
     /// seeded by the switch's node id, modulo the next-hop count, over next hops in
-    /// node-id order, with ns-3's addresses and port numbering (`fabric::ns3_hash`).
+    /// descending node-id order, with ns-3's addresses and port numbering
+    /// (`fabric::ns3_hash`).
     Ns3,
 }
 

@@ -40,8 +40,9 @@ impl RoutingTable {
     /// Build from each switch's ports: `switch_peers[s][p]` is the graph node at the other end
     /// of local port `p` of switch `s` (`None` if that port's link is down); `host_switch[h]`
     /// is the switch host `h` hangs on (`None` if its link is down). Hosts never forward.
-    /// A group lists its ports in local port order, or with `by_node` in the order of the
-    /// graph nodes they lead to (as ns-3's route computation lists next hops).
+    /// A group lists its ports in local port order, or with `by_node` in descending order of
+    /// the graph nodes they lead to, as ns-3's route computation listed next hops in the
+    /// reference run (see `fabric::ns3_hash`).
     pub fn build(
         host_switch: &[Option<u32>],
         switch_peers: &[Vec<Option<GraphNode>>],
@@ -71,9 +72,7 @@ impl RoutingTable {
                     .map(|(p, _)| p as u16)
                     .collect();
                 if by_node {
-                    set.sort_by_key(|&p| {
-                        std::cmp::Reverse(peers[p as usize].map_or(u32::MAX, |n| n.0))
-                    });
+                    set.sort_by_key(|&p| std::cmp::Reverse(peers[p as usize].map_or(0, |n| n.0)));
                 }
                 route[s * racks + r] = groups.id(set);
             }
@@ -270,6 +269,10 @@ mod tests {
         assert!(r.next_hops(0, 3).is_empty() && r.next_hops(1, 3).is_empty());
         // Groups: empty, {1, 2}, {0, 1}, {1}, {0}.
         assert_eq!(r.groups(), 5);
+        // In node order (ns-3's): s0's ports 1 and 2 lead to s1 and s2, listed s2 first.
+        let r = RoutingTable::build(&hosts, &peers, true);
+        assert_eq!(r.next_hops(0, 2), &[2, 1]);
+        assert_eq!(r.next_hops(3, 0), &[1, 0]);
     }
 
     #[test]

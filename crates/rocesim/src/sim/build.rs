@@ -349,7 +349,7 @@ fn initial_routes(sc: &Scenario, plan: &PortPlan) -> RoutingTable {
     RoutingTable::build(&host_switch, &switch_peers, ns3_order(sc))
 }
 
-/// Next hops in node order, as ns-3 lists them, when switches hash as ns-3 does.
+/// Next hops in descending node order, as ns-3 lists them, when switches hash as ns-3 does.
 pub(super) fn ns3_order(sc: &Scenario) -> bool {
     (sc.switches.first()).is_some_and(|s| s.ecmp_hash == EcmpHash::Ns3)
 }
