@@ -360,3 +360,21 @@ fn ns3_sports(flows: &[(FlowSpec, bool)]) -> Vec<u16> {
     }
     ports
 }
+
+#[cfg(test)]
+mod ns3_port_tests {
+    use super::*;
+
+    #[test]
+    fn ns3_ports_count_earlier_flows_of_the_same_pair_in_start_order() {
+        // third.cc: portNumder[src][dst] starts at 10000 and counts up as flows start.
+        let f = |src, dst, start_us| {
+            let mut spec = crate::sim::testkit::flow(src, dst, Some(1000), Time::from_us(start_us));
+            spec.sport = 0;
+            (spec, false)
+        };
+        // Listed out of start order: the port follows the start time.
+        let flows = [f(0, 1, 5), f(0, 1, 1), f(1, 0, 2), f(0, 1, 9), f(0, 2, 3)];
+        assert_eq!(ns3_sports(&flows), vec![10001, 10000, 10000, 10002, 10000]);
+    }
+}
