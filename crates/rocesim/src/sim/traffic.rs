@@ -92,6 +92,17 @@ impl Sim {
         bdp.div_ceil(nic.mtu as u64).clamp(1, u32::MAX as u64) as u32
     }
 
+    /// The ECMP key flow `spec`'s packets carry: rocesim's 5-tuple hash, or with ns-3's
+    /// hash the flow's ends and ns-3 source port (`fabric::ns3_hash`).
+    fn ecmp_key(&self, spec: &crate::traffic::FlowSpec) -> u32 {
+        let ns3 = (self.scenario.switches.first()).is_some_and(|s| s.ecmp_hash == EcmpHash::Ns3);
+        if ns3 {
+            ns3_flow_key(spec.src, spec.dst, spec.sport)
+        } else {
+            flow_hash(spec.src, spec.dst, spec.sport, ROCEV2_UDP_PORT)
+        }
+    }
+
     /// Both ends of flow `f`'s QP, with its congestion control sized by its path (a TCP
     /// flow: its connection, segments of `tcp.mss` in TCP/IPv4 frames).
     fn open_qp(&self, f: u32, now: Time) -> (Requester, Responder) {
@@ -133,12 +144,7 @@ impl Sim {
         let gap = frame_gap(snic.frame_gap, tcp.is_some());
         let int_bytes = cc.wants_int().then_some(snic.cc_params.hpcc.int_header);
         let tc = snic.dscp_to_tc[(spec.dscp & 63) as usize];
-        let ns3 = (self.scenario.switches.first()).is_some_and(|s| s.ecmp_hash == EcmpHash::Ns3);
-        let hash = if ns3 {
-            ns3_flow_key(spec.src, spec.dst, spec.sport)
-        } else {
-            flow_hash(spec.src, spec.dst, spec.sport, ROCEV2_UDP_PORT)
-        };
+        let hash = self.ecmp_key(spec);
         let requester = Requester {
             flow: f,
             dst: spec.dst,
