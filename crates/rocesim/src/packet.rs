@@ -75,6 +75,9 @@ pub struct Packet {
     pub payload: u16,
     /// Bytes on the wire including preamble and inter-frame gap.
     pub wire: u16,
+    /// Of `wire`, the bytes never buffered (preamble, SFD, inter-frame gap): [`WIRE_GAP`],
+    /// or the sending NIC's `nic.frame_gap`.
+    pub gap: u8,
     /// 5-tuple hash for ECMP.
     pub hash: u32,
     /// Traffic class the last sender (NIC or switch) gave it: its priority on the wire.
@@ -125,7 +128,7 @@ impl Packet {
     /// Bytes the packet occupies in a buffer: its frame without preamble and gap.
     #[inline]
     pub fn buf_bytes(&self) -> u64 {
-        (self.wire as u32 - WIRE_GAP) as u64
+        (self.wire - u16::from(self.gap)) as u64
     }
 }
 

@@ -206,6 +206,8 @@ pub struct Env<'a> {
     pub seed: u64,
     /// `tcp.cc`: the window algorithm of TCP flows that name none.
     pub tcp_cc: TcpCc,
+    /// `topology.ecmp_hash`: with `"ns3"`, flows without a given port get ns-3's.
+    pub ecmp_hash: crate::fabric::params::EcmpHash,
 }
 
 impl Env<'_> {
@@ -329,11 +331,50 @@ pub fn parse(
     if ctx.count() != before || env.hosts.is_none() {
         return None;
     }
+    let ns3 = env.ecmp_hash == crate::fabric::params::EcmpHash::Ns3;
+    let ns3_ports = if ns3 { ns3_sports(&out) } else { Vec::new() };
     let with_ports = out.into_iter().enumerate().map(|(i, (mut f, given))| {
         if !given {
-            f.sport = crate::traffic::flow::default_sport(env.seed, i);
+            f.sport = match ns3 {
+                true => ns3_ports[i],
+                false => crate::traffic::flow::default_sport(env.seed, i),
+            };
         }
         f
     });
     Some(with_ports.collect())
+}
+
+/// ns-3's source ports (`third.cc`): flows start in start-time order and each takes
+/// 10000 + the number of earlier flows with the same source and destination.
+fn ns3_sports(flows: &[(FlowSpec, bool)]) -> Vec<u16> {
+    let mut order: Vec<usize> = (0..flows.len()).collect();
+    order.sort_by_key(|&i| (flows[i].0.start, i));
+    let mut next: HashMap<(u32, u32), u16> = HashMap::new();
+    let mut ports = vec![0u16; flows.len()];
+    for i in order {
+        let f = &flows[i].0;
+        let n = next.entry((f.src, f.dst)).or_insert(0);
+        ports[i] = crate::fabric::ns3_hash::NS3_FIRST_SPORT.wrapping_add(*n);
+        *n = n.wrapping_add(1);
+    }
+    ports
+}
+
+#[cfg(test)]
+mod ns3_port_tests {
+    use super::*;
+
+    #[test]
+    fn ns3_ports_count_earlier_flows_of_the_same_pair_in_start_order() {
+        // third.cc: portNumder[src][dst] starts at 10000 and counts up as flows start.
+        let f = |src, dst, start_us| {
+            let mut spec = crate::sim::testkit::flow(src, dst, Some(1000), Time::from_us(start_us));
+            spec.sport = 0;
+            (spec, false)
+        };
+        // Listed out of start order: the port follows the start time.
+        let flows = [f(0, 1, 5), f(0, 1, 1), f(1, 0, 2), f(0, 1, 9), f(0, 2, 3)];
+        assert_eq!(ns3_sports(&flows), vec![10001, 10000, 10000, 10002, 10000]);
+    }
 }

@@ -182,6 +182,7 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         topology: topology.as_ref(),
         duration,
         seed: sim.as_ref().map_or(1, |s| s.seed),
+        ecmp_hash,
     };
     let (flow_t, workload_t) = (ctx.get(&file.flow), ctx.get(&file.workload));
     let flows = flows::parse(

@@ -65,9 +65,15 @@ table! {
         /// Bytes the NIC's header stack adds to each data frame on the wire: `"rocev2"` (82:
         /// preamble 8, IFG 12, Ethernet 14, FCS 4, IPv4 20, UDP 8, BTH 12, ICRC 4) or a count
         /// (ns-3 counts 48, htsim 64). Its ACKs are this plus AETH 4, its CNPs plus 16; PFC
-        /// frames and the RETH of a WRITE's first packet do not change. 20 of the bytes are
-        /// taken as preamble and gap: on the wire, never in a buffer. Default: `"rocev2"`.
+        /// frames and the RETH of a WRITE's first packet do not change. `frame_gap` of the
+        /// bytes are preamble and gap: on the wire, never in a buffer. Default: `"rocev2"`.
         frame_overhead: FrameOverheadV => frame_overhead,
+        /// Bytes of `frame_overhead` a frame occupies on the wire but not in a switch or NIC
+        /// buffer: preamble + SFD 8 and inter-frame gap 12 (IEEE 802.3). ns-3's HPCC code
+        /// counts neither, so all of its 48 B are buffered: set `0` (with `frame_overhead =
+        /// 48`) to buffer what ns-3 buffers. Applies to the NIC's RoCE data, ACK, NAK and CNP
+        /// frames; TCP frames and PFC frames keep 20. Default: `20`.
+        frame_gap: Int<0, 20> => frame_gap,
         /// PFC priority of the NIC's traffic. Default: `[switch]`'s.
         dscp_to_tc: DscpMap => dscp_to_tc,
         /// PFC-enabled priorities at the NIC. Default: `[switch]`'s.

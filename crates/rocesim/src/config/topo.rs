@@ -22,7 +22,8 @@ choice!(/// The topology kind.
 choice!(/// ECMP hashing across switches (`topology.ecmp_hash`).
     EcmpHashV -> crate::fabric::params::EcmpHash {
         "salted" => crate::fabric::params::EcmpHash::Salted,
-        "polarized" => crate::fabric::params::EcmpHash::Polarized
+        "polarized" => crate::fabric::params::EcmpHash::Polarized,
+        "ns3" => crate::fabric::params::EcmpHash::Ns3
     } later []);
 
 table! {
@@ -31,7 +32,13 @@ table! {
         /// ECMP hashing across switches: `"salted"` (each switch salts the 5-tuple hash with its
         /// own seed, so tiers choose independently) or `"polarized"` (one hash function and seed
         /// on every switch: a flow's choice at one tier predicts the next, the polarization real
-        /// fabrics hit). Default: `"salted"`.
+        /// fabrics hit) or `"ns3"` (as the HPCC paper's ns-3 simulator hashes: MurmurHash3 x86-32
+        /// of source IP, destination IP and ports seeded by the switch's node id, hosts
+        /// numbered first, modulo the next-hop count, next hops in descending node-id order (as
+        /// in ns-3's reference run, docs/validation.md); flows without
+        /// an explicit `sport` get ns-3's ports, source 10000 + the number of earlier flows of
+        /// the same pair, destination 100, so that each flow takes the path it takes in ns-3).
+        /// Default: `"salted"`.
         ecmp_hash: EcmpHashV,
     }
 }

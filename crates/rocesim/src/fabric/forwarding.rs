@@ -3,7 +3,6 @@
 //! lossless packets for that host out of every port (or drops them with SONiC's
 //! drop-on-incomplete-ARP fix).
 
-use super::routing::ecmp_pick;
 use super::switch::Switch;
 use crate::engine::Ctx;
 use crate::packet::flags;
@@ -62,7 +61,8 @@ impl Switch {
         }
         if !fw.aged.contains(&dst) {
             let hops = ctx.routes.next_hops(self.id, dst);
-            let hash = ctx.packets.get(pkt_id).hash;
+            let pkt = ctx.packets.get(pkt_id);
+            let (hash, data) = (pkt.hash, pkt.kind == crate::packet::PacketKind::Data);
             return match hops.len() {
                 0 => {
                     ctx.monitor.totals.drops_fault += 1;
@@ -70,7 +70,7 @@ impl Switch {
                     None
                 }
                 1 => Some(hops[0]),
-                n => Some(hops[ecmp_pick(hash, self.salt, n)]),
+                n => Some(hops[self.ecmp_index(hash, dst, data, n)]),
             };
         }
         let tc = self.tc_of(in_local, ctx.packets.get(pkt_id).dscp);

@@ -249,6 +249,7 @@ fn cip_frame(flow: u32, hash: u32, class: u8, kind: u32) -> Packet {
         psn: kind,
         payload: 0,
         wire: PFC_WIRE as u16,
+        gap: crate::packet::WIRE_GAP as u8,
         hash,
         tc: class,
         flags: 0,

@@ -9,6 +9,7 @@ pub mod isolation;
 pub mod isolation_params;
 pub mod link;
 pub mod mmu;
+pub mod ns3_hash;
 pub mod params;
 pub mod pfc;
 pub mod port;

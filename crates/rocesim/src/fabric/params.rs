@@ -215,6 +215,11 @@ pub enum EcmpHash {
     /// predicts its choice at the next (hash polarization, the failure mode real fabrics hit
     /// when every switch ships the same hash).
     Polarized,
+    /// The HPCC paper's ns-3 simulator: MurmurHash3 of (source IP, destination IP, ports)
+    /// seeded by the switch's node id, modulo the next-hop count, over next hops in
+    /// descending node-id order, with ns-3's addresses and port numbering
+    /// (`fabric::ns3_hash`).
+    Ns3,
 }
 
 impl Default for SwitchParams {

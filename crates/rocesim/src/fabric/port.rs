@@ -26,6 +26,8 @@ pub struct QEntry {
     pub in_local: u16,
     /// Buffer bytes (the frame without preamble and gap).
     pub bytes: u16,
+    /// Bytes on the wire beyond `bytes` (preamble and gap, [`crate::packet::Packet::gap`]).
+    pub gap: u8,
     /// Traffic class (= priority group = PFC priority).
     pub tc: Priority,
     /// Charged to its ingress PG as lossless.
@@ -37,13 +39,15 @@ pub struct QEntry {
 }
 
 impl QEntry {
-    /// An entry for a packet a host NIC made (no ingress port).
+    /// An entry for a packet a host NIC made (no ingress port), `wire` bytes of which `gap`
+    /// are never buffered.
     #[inline]
-    pub fn local(pkt: u32, wire: u32, tc: Priority) -> Self {
+    pub fn local(pkt: u32, wire: u32, gap: u8, tc: Priority) -> Self {
         QEntry {
             pkt,
             in_local: u16::MAX,
-            bytes: (wire - crate::packet::WIRE_GAP) as u16,
+            bytes: (wire - u32::from(gap)) as u16,
+            gap,
             tc,
             lossless: false,
             int: false,
@@ -53,7 +57,7 @@ impl QEntry {
     /// Bytes on the wire.
     #[inline]
     pub fn wire(&self) -> u32 {
-        self.bytes as u32 + crate::packet::WIRE_GAP
+        self.bytes as u32 + u32::from(self.gap)
     }
 }
 

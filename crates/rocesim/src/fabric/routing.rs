@@ -40,7 +40,14 @@ impl RoutingTable {
     /// Build from each switch's ports: `switch_peers[s][p]` is the graph node at the other end
     /// of local port `p` of switch `s` (`None` if that port's link is down); `host_switch[h]`
     /// is the switch host `h` hangs on (`None` if its link is down). Hosts never forward.
-    pub fn build(host_switch: &[Option<u32>], switch_peers: &[Vec<Option<GraphNode>>]) -> Self {
+    /// A group lists its ports in local port order, or with `by_node` in descending order of
+    /// the graph nodes they lead to, as ns-3's route computation listed next hops in the
+    /// reference run (see `fabric::ns3_hash`).
+    pub fn build(
+        host_switch: &[Option<u32>],
+        switch_peers: &[Vec<Option<GraphNode>>],
+        by_node: bool,
+    ) -> Self {
         let hosts = host_switch.len();
         let (host, rack_switch) = racks(host_switch, switch_peers);
         let rev = reverse_adjacency(switch_peers, hosts);
@@ -54,7 +61,7 @@ impl RoutingTable {
                 if d == u32::MAX || d == 1 {
                     continue; // unreachable, or the rack switch itself (host ports)
                 }
-                let set: Vec<u16> = peers
+                let mut set: Vec<u16> = peers
                     .iter()
                     .enumerate()
                     .filter(|(_, peer)| {
@@ -64,6 +71,9 @@ impl RoutingTable {
                     })
                     .map(|(p, _)| p as u16)
                     .collect();
+                if by_node {
+                    set.sort_by_key(|&p| std::cmp::Reverse(peers[p as usize].map_or(0, |n| n.0)));
+                }
                 route[s * racks + r] = groups.id(set);
             }
         }
@@ -227,7 +237,7 @@ mod tests {
             vec![n(2), n(2 + 3)],
             vec![n(2 + 1), n(2 + 2), n(1)],
         ];
-        let r = RoutingTable::build(&hosts, &peers);
+        let r = RoutingTable::build(&hosts, &peers, false);
         assert_eq!(r.next_hops(0, 1), &[1, 2]);
         assert_eq!(r.next_hops(0, 0), &[0]);
         assert_eq!(r.next_hops(1, 1), &[1]);
@@ -247,7 +257,7 @@ mod tests {
             vec![n(h), n(h + 3)],
             vec![n(h + 1), n(h + 2), n(2), None],
         ];
-        let r = RoutingTable::build(&hosts, &peers);
+        let r = RoutingTable::build(&hosts, &peers, false);
         assert_eq!(r.next_hops(0, 0), &[0]);
         assert_eq!(r.next_hops(0, 1), &[3]);
         assert_eq!(r.next_hops(0, 2), &[1, 2]);
@@ -259,6 +269,10 @@ mod tests {
         assert!(r.next_hops(0, 3).is_empty() && r.next_hops(1, 3).is_empty());
         // Groups: empty, {1, 2}, {0, 1}, {1}, {0}.
         assert_eq!(r.groups(), 5);
+        // In node order (ns-3's): s0's ports 1 and 2 lead to s1 and s2, listed s2 first.
+        let r = RoutingTable::build(&hosts, &peers, true);
+        assert_eq!(r.next_hops(0, 2), &[2, 1]);
+        assert_eq!(r.next_hops(3, 0), &[1, 0]);
     }
 
     #[test]

@@ -25,8 +25,11 @@ use crate::packet::flags;
 pub struct Switch {
     /// Its index in the topology's switch list.
     pub id: u32,
-    /// ECMP salt (per switch, so that tiers do not polarize).
+    /// ECMP salt (per switch, so that tiers do not polarize); with ns-3's hash, its seed
+    /// (the switch's ns-3 node id).
     pub salt: u32,
+    /// ECMP hashes as ns-3 does ([`super::ns3_hash`]) instead of rocesim's salted hash.
+    pub ns3_hash: bool,
     /// Quanta of the pause frames it sends.
     pub pfc_quanta: u16,
     /// Lossless traffic classes (bitmask of priorities).
@@ -101,7 +104,11 @@ impl Switch {
             return;
         }
         pkt.ttl -= 1;
-        let (dst, hash) = (pkt.dst, pkt.hash);
+        let (dst, hash, data) = (
+            pkt.dst,
+            pkt.hash,
+            pkt.kind == crate::packet::PacketKind::Data,
+        );
         let out = if self.forwarding.active {
             match self.forward_with_faults(in_local, pkt_id, dst, ctx) {
                 Some(p) => p,
@@ -117,10 +124,21 @@ impl Switch {
             hops[if hops.len() == 1 {
                 0
             } else {
-                ecmp_pick(hash, self.salt, hops.len())
+                self.ecmp_index(hash, dst, data, hops.len())
             }]
         };
         self.enqueue(in_local, pkt_id, out, false, ctx);
+    }
+
+    /// Which of `n` equal-cost next hops a packet to host `dst` with ECMP key `hash` (a data
+    /// packet if `data`) takes.
+    #[inline]
+    pub(crate) fn ecmp_index(&self, hash: u32, dst: u32, data: bool, n: usize) -> usize {
+        if self.ns3_hash {
+            super::ns3_hash::ns3_pick(hash, dst, data, self.salt, n)
+        } else {
+            ecmp_pick(hash, self.salt, n)
+        }
     }
 
     /// The TC of DSCP `dscp` arriving on local port `in_local`.
@@ -185,6 +203,7 @@ impl Switch {
             pkt: pkt_id,
             in_local,
             bytes: size as u16,
+            gap: pkt.gap,
             tc: pg,
             lossless,
             int: pkt.flags & flags::INT != 0,

@@ -206,6 +206,9 @@ pub struct NicParams {
     pub pfc_prevention_tout: Option<Time>,
     /// Bytes its header stack adds to each data frame on the wire (`nic.frame_overhead`).
     pub frame_overhead: crate::packet::FrameOverhead,
+    /// Bytes of `frame_overhead` on the wire only, never buffered (`nic.frame_gap`): preamble,
+    /// SFD and inter-frame gap.
+    pub frame_gap: u8,
     /// The resource profile it was built from.
     pub profile: NicProfile,
     /// On-chip caches; `None` = off (ideal NIC).
@@ -247,6 +250,7 @@ impl Default for NicParams {
             },
             pfc_prevention_tout: Some(Time::from_ms(100)),
             frame_overhead: Default::default(),
+            frame_gap: crate::packet::WIRE_GAP as u8,
             profile: NicProfile::Ideal,
             cache: None,
             irn: IrnParams::default(),

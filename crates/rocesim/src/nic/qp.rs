@@ -102,6 +102,8 @@ pub struct Requester {
     pub cc_timer_at: Time,
     /// The sending NIC's frame overhead.
     pub overhead: crate::packet::FrameOverhead,
+    /// Of it, the bytes never buffered (`nic.frame_gap`; 20 for TCP frames).
+    pub gap: u8,
     /// Telemetry bytes each data packet carries on the wire (HPCC's INT header, as counted).
     pub int_bytes: u32,
     /// Its activation rank in the NIC's ready list (round-robin order).
@@ -145,6 +147,8 @@ pub struct Responder {
     pub cnp_gap: Time,
     /// The receiving NIC's frame overhead (its ACKs and CNPs).
     pub overhead: crate::packet::FrameOverhead,
+    /// Of it, the bytes never buffered (`nic.frame_gap`; 20 for TCP frames).
+    pub gap: u8,
     /// A TCP connection's reassembly state (`None` for an RDMA QP).
     pub tcp: Option<Box<super::tcp::TcpReceiver>>,
     /// The registered memory its payload is placed in (MTT lookups).

@@ -161,6 +161,7 @@ impl Nic {
             psn: c.psn,
             payload: 0,
             wire: c.wire as u16,
+            gap: r.gap,
             hash: r.hash.rotate_left(16),
             tc: c.tc,
             flags: c.flags,
@@ -168,7 +169,7 @@ impl Nic {
             aux: c.aux,
         };
         let id = ctx.packets.alloc(reply);
-        let entry = QEntry::local(id, c.wire, Priority(c.tc));
+        let entry = QEntry::local(id, c.wire, r.gap, Priority(c.tc));
         self.port.enqueue(QueueId(c.tc), entry);
         self.try_send(ctx);
     }

@@ -103,6 +103,7 @@ impl Nic {
         let payload = sq.payload_of(psn);
         let tcp = sq.cc.is_tcp();
         let wire = r.overhead.data(payload, psn == 0 && !tcp) + r.int_bytes;
+        let gap = r.gap;
         let c = &mut ctx.monitor.flows[f as usize].c;
         let retx = psn < sq.max_sent;
         if !retx {
@@ -135,6 +136,7 @@ impl Nic {
             psn,
             payload: payload as u16,
             wire: wire as u16,
+            gap,
             hash: r.hash,
             tc: sq.tc,
             flags: if retx { 0 } else { flags::FIRST_TX },
@@ -165,6 +167,6 @@ impl Nic {
             self.arm_cc_timer(slot, ctx);
         }
         self.settle(slot, now);
-        QEntry::local(ctx.packets.alloc(pkt), wire, tc)
+        QEntry::local(ctx.packets.alloc(pkt), wire, gap, tc)
     }
 }

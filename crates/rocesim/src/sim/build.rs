@@ -253,6 +253,7 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
     Switch {
         id: s as u32,
         salt: ecmp_salt(sc, s),
+        ns3_hash: p.ecmp_hash == EcmpHash::Ns3,
         pfc_quanta: p.pfc_quanta,
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
@@ -285,11 +286,13 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
     }
 }
 
-/// Switch `s`'s ECMP salt: its own, or one shared by every switch when hashing is polarized.
+/// Switch `s`'s ECMP salt: its own, or one shared by every switch when hashing is polarized;
+/// with ns-3's hash its seed, the switch's ns-3 node id (hosts are numbered first).
 fn ecmp_salt(sc: &Scenario, s: usize) -> u32 {
     let id = match sc.switches[s].ecmp_hash {
         EcmpHash::Salted => s as u64,
         EcmpHash::Polarized => 0,
+        EcmpHash::Ns3 => return (sc.topology.hosts.len() + s) as u32,
     };
     salt(sc.sim.seed, StreamKind::Switch, id) as u32
 }
@@ -343,7 +346,12 @@ fn initial_routes(sc: &Scenario, plan: &PortPlan) -> RoutingTable {
         .iter()
         .map(|sp| sp.iter().map(|&g| Some(node_of(peer_node(g)))).collect())
         .collect();
-    RoutingTable::build(&host_switch, &switch_peers)
+    RoutingTable::build(&host_switch, &switch_peers, ns3_order(sc))
+}
+
+/// Next hops in descending node order, as ns-3 lists them, when switches hash as ns-3 does.
+pub(super) fn ns3_order(sc: &Scenario) -> bool {
+    (sc.switches.first()).is_some_and(|s| s.ecmp_hash == EcmpHash::Ns3)
 }
 
 /// Flows in start order, chains, and what "all done" waits for.

@@ -127,6 +127,7 @@ impl Sim {
                     .collect()
             })
             .collect();
-        self.ctx.routes = RoutingTable::build(&host_switch, &switch_peers);
+        let by_node = super::build::ns3_order(&self.scenario);
+        self.ctx.routes = RoutingTable::build(&host_switch, &switch_peers, by_node);
     }
 }

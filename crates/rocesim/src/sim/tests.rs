@@ -233,6 +233,33 @@ fn parking_lot_shares_follow_the_frame_overhead() {
     }
 }
 
+#[test]
+fn a_switch_buffers_the_frame_without_its_gap() {
+    // Two 1000 B WRITEs arrive together at the switch's port to h2. With frame_overhead = 48
+    // a frame is 1000 + 48 + RETH 16 = 1064 B on the wire; the switch buffers it without the
+    // nic.frame_gap bytes: 1044 B with the 802.3 gap of 20, all 1064 B with 0 (ns-3).
+    for (gap, buffered) in [(20u8, 1044u64), (0, 1064)] {
+        let mut sc = scenario(star(3, Rate::gbps(100), Time::from_us(1)), Time::from_ms(1));
+        sc.nics.iter_mut().for_each(|n| {
+            n.frame_overhead = crate::packet::FrameOverhead(48);
+            n.frame_gap = gap;
+        });
+        sc.flows.push(flow(0, 2, Some(1000), Time::ZERO));
+        sc.flows.push(flow(1, 2, Some(1000), Time::ZERO));
+        let r = run(sc);
+        let peak = (r.port_queues.iter())
+            .filter(|q| q.peer == "h2")
+            .map(|q| q.max_queue_bytes)
+            .max()
+            .unwrap_or(0);
+        assert!(
+            peak > 0 && peak % buffered == 0,
+            "gap {gap}: peak {peak} B is not whole frames of {buffered} B"
+        );
+        assert!(r.flows.iter().all(|f| f.fct_ns.is_some()));
+    }
+}
+
 fn incast(headroom: crate::fabric::params::Headroom) -> crate::monitor::RunResults {
     let mut sc = scenario(star(9, Rate::gbps(100), Time::from_us(1)), Time::from_ms(5));
     sc.switches

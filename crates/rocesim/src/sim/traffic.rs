@@ -6,6 +6,8 @@ use super::chains::Chains;
 use super::qp_groups::region_of;
 use super::Sim;
 use crate::engine::Event;
+use crate::fabric::ns3_hash::ns3_flow_key;
+use crate::fabric::params::EcmpHash;
 use crate::fabric::routing::flow_hash;
 use crate::ids::{FlowId, QpId};
 use crate::nic::cc::{CcContext, CcState};
@@ -90,6 +92,17 @@ impl Sim {
         bdp.div_ceil(nic.mtu as u64).clamp(1, u32::MAX as u64) as u32
     }
 
+    /// The ECMP key flow `spec`'s packets carry: rocesim's 5-tuple hash, or with ns-3's
+    /// hash the flow's ends and ns-3 source port (`fabric::ns3_hash`).
+    fn ecmp_key(&self, spec: &crate::traffic::FlowSpec) -> u32 {
+        let ns3 = (self.scenario.switches.first()).is_some_and(|s| s.ecmp_hash == EcmpHash::Ns3);
+        if ns3 {
+            ns3_flow_key(spec.src, spec.dst, spec.sport)
+        } else {
+            flow_hash(spec.src, spec.dst, spec.sport, ROCEV2_UDP_PORT)
+        }
+    }
+
     /// Both ends of flow `f`'s QP, with its congestion control sized by its path (a TCP
     /// flow: its connection, segments of `tcp.mss` in TCP/IPv4 frames).
     fn open_qp(&self, f: u32, now: Time) -> (Requester, Responder) {
@@ -128,9 +141,10 @@ impl Sim {
                 snic.rto,
             ),
         };
+        let gap = frame_gap(snic.frame_gap, tcp.is_some());
         let int_bytes = cc.wants_int().then_some(snic.cc_params.hpcc.int_header);
         let tc = snic.dscp_to_tc[(spec.dscp & 63) as usize];
-        let hash = flow_hash(spec.src, spec.dst, spec.sport, ROCEV2_UDP_PORT);
+        let hash = self.ecmp_key(spec);
         let requester = Requester {
             flow: f,
             dst: spec.dst,
@@ -142,6 +156,7 @@ impl Sim {
             rto,
             cc_timer_at: Time::NEVER,
             overhead,
+            gap,
             int_bytes: int_bytes.unwrap_or(0),
             rank: 0,
             state: QpState::Drained,
@@ -204,6 +219,7 @@ impl Sim {
             cnp_tc: dnic.dscp_to_tc[(dnic.cnp_dscp & 63) as usize],
             cnp_gap: dnic.min_time_between_cnps,
             overhead: dnic.frame_overhead,
+            gap: frame_gap(dnic.frame_gap, tcp.is_some()),
             tcp,
             mem: MemRef {
                 region_id: spec.mem.region_id,
@@ -231,5 +247,15 @@ impl Sim {
         }
         self.ctx.monitor.completed = done;
         self.ctx.monitor.completed.clear();
+    }
+}
+
+/// Unbuffered bytes of a QP's frames: the NIC's `frame_gap`, or preamble and gap for TCP frames
+/// (whose header stack is fixed).
+fn frame_gap(nic_gap: u8, tcp: bool) -> u8 {
+    if tcp {
+        crate::packet::WIRE_GAP as u8
+    } else {
+        nic_gap
     }
 }
