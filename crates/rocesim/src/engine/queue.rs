@@ -189,7 +189,15 @@ impl EventQueue {
     /// An event after `end` stays queued and time does not move.
     #[inline]
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
-        let slot = match self.next_slot() {
+        // The slot being drained still holds entries: it is the earliest (nothing is ever
+        // scheduled before now), so the bitmap need not be searched.
+        let draining = self.sorted == self.cur
+            && self.head < self.slots[(self.cur & MASK) as usize].len();
+        let slot = match if draining {
+            Some(self.cur)
+        } else {
+            self.next_slot()
+        } {
             Some(s) => s,
             None => {
                 let Reverse(e) = self.overflow.peek()?;
@@ -205,7 +213,7 @@ impl EventQueue {
         let v = &mut self.slots[i];
         if slot != self.sorted {
             // Stable: equal times keep their (sequence) order.
-            v.sort_by_key(|x| x.time);
+            sort_stable(v);
             self.sorted = slot;
             self.head = 0;
         }
@@ -246,6 +254,26 @@ impl EventQueue {
         if t > self.now {
             self.now = t;
         }
+    }
+}
+
+/// Sort a slot's entries by time, keeping equal times in push (sequence) order. Slots hold a
+/// few entries, mostly pushed in time order: an insertion sort moves nothing then, and is
+/// cheaper than the general sort's setup.
+#[inline]
+fn sort_stable(v: &mut [WheelEntry]) {
+    if v.len() > 16 {
+        v.sort_by_key(|x| x.time);
+        return;
+    }
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].time > x.time {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
     }
 }
 
