@@ -261,7 +261,7 @@ impl Switch {
 
     /// Entry `e` leaves queue `q` of port `out`: release its buffer, mark it, stamp its INT
     /// hop; returns the priority it goes out with.
-    #[inline]
+    #[inline(always)]
     fn depart(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) -> Priority {
         let e = *e;
         let l = out as u16;
