@@ -108,7 +108,7 @@ impl EventQueue {
         self.now
     }
     /// Schedule `event` at absolute time `at` (never earlier than now).
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
@@ -123,7 +123,7 @@ impl EventQueue {
             self.overflow.push(Reverse(e));
         }
     }
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, e: Entry) {
         let i = (e.slot() & MASK) as usize;
         let v = &mut self.slots[i];

@@ -235,6 +235,7 @@ impl Port {
     /// Serialize packet `pkt` (`wire` bytes, priority `tc`) now: count it, put it on the wire
     /// (or lose it there), and make sure the port is woken when it frees up if anything else
     /// waits (`more_data`: the owner has more to send).
+    #[inline(always)]
     pub fn start_tx(&mut self, pkt: u32, wire: u32, tc: Priority, more_data: bool, ctx: &mut Ctx) {
         let now = ctx.now;
         let ser = self.tx_time(wire as u64);
