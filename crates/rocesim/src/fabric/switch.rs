@@ -88,6 +88,7 @@ impl Switch {
     }
 
     /// Forward a frame that arrived on `in_local`: TTL, route (ECMP), enqueue.
+    #[inline(always)]
     fn forward(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
         let pkt = ctx.packets.get_mut(pkt_id);
         if pkt.kind == crate::packet::PacketKind::Cip {
@@ -130,6 +131,7 @@ impl Switch {
 
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
     /// flooded copy beyond the first) is never dropped at admission.
+    #[inline(always)]
     pub(crate) fn enqueue(
         &mut self,
         in_local: u16,
