@@ -191,8 +191,8 @@ impl EventQueue {
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
         // The slot being drained still holds entries: it is the earliest (nothing is ever
         // scheduled before now), so the bitmap need not be searched.
-        let draining = self.sorted == self.cur
-            && self.head < self.slots[(self.cur & MASK) as usize].len();
+        let draining =
+            self.sorted == self.cur && self.head < self.slots[(self.cur & MASK) as usize].len();
         let slot = match if draining {
             Some(self.cur)
         } else {
@@ -323,6 +323,22 @@ mod tests {
     }
 
     proptest! {
+        /// The slot sort is the standard library's stable sort by time: equal times keep
+        /// their push order, short and long slots alike.
+        #[test]
+        fn slot_sort_is_stable(times in proptest::collection::vec(0u64..6, 0..40)) {
+            let mut v: Vec<WheelEntry> = times
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| WheelEntry { time: t, event: Event::TxDone(i as u32) })
+                .collect();
+            let mut expect = v.clone();
+            expect.sort_by_key(|x| x.time);
+            sort_stable(&mut v);
+            let key = |v: &[WheelEntry]| v.iter().map(|x| (x.time, x.event)).collect::<Vec<_>>();
+            prop_assert_eq!(key(&v), key(&expect));
+        }
+
         /// Against a reference (a sorted list): any mix of near and far events, scheduled
         /// while popping, comes out in exact (time, scheduling order).
         #[test]
