@@ -37,7 +37,7 @@ pub struct Ctx {
 
 impl Ctx {
     /// Schedule `event` at `at`.
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         self.events.schedule(at, event);
     }

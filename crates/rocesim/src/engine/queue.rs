@@ -108,7 +108,7 @@ impl EventQueue {
         self.now
     }
     /// Schedule `event` at absolute time `at` (never earlier than now).
-    #[inline]
+    #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         assert!(at >= self.now, "event scheduled in the past");
         self.seq += 1;
@@ -123,7 +123,7 @@ impl EventQueue {
             self.overflow.push(Reverse(e));
         }
     }
-    #[inline]
+    #[inline(always)]
     fn put(&mut self, e: Entry) {
         let i = (e.slot() & MASK) as usize;
         let v = &mut self.slots[i];
@@ -189,7 +189,15 @@ impl EventQueue {
     /// An event after `end` stays queued and time does not move.
     #[inline]
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
-        let slot = match self.next_slot() {
+        // The slot being drained still holds entries: it is the earliest (nothing is ever
+        // scheduled before now), so the bitmap need not be searched.
+        let draining =
+            self.sorted == self.cur && self.head < self.slots[(self.cur & MASK) as usize].len();
+        let slot = match if draining {
+            Some(self.cur)
+        } else {
+            self.next_slot()
+        } {
             Some(s) => s,
             None => {
                 let Reverse(e) = self.overflow.peek()?;
@@ -205,7 +213,7 @@ impl EventQueue {
         let v = &mut self.slots[i];
         if slot != self.sorted {
             // Stable: equal times keep their (sequence) order.
-            v.sort_by_key(|x| x.time);
+            sort_stable(v);
             self.sorted = slot;
             self.head = 0;
         }
@@ -246,6 +254,26 @@ impl EventQueue {
         if t > self.now {
             self.now = t;
         }
+    }
+}
+
+/// Sort a slot's entries by time, keeping equal times in push (sequence) order. Slots hold a
+/// few entries, mostly pushed in time order: an insertion sort moves nothing then, and is
+/// cheaper than the general sort's setup.
+#[inline]
+fn sort_stable(v: &mut [WheelEntry]) {
+    if v.len() > 16 {
+        v.sort_by_key(|x| x.time);
+        return;
+    }
+    for i in 1..v.len() {
+        let x = v[i];
+        let mut j = i;
+        while j > 0 && v[j - 1].time > x.time {
+            v[j] = v[j - 1];
+            j -= 1;
+        }
+        v[j] = x;
     }
 }
 
@@ -295,6 +323,22 @@ mod tests {
     }
 
     proptest! {
+        /// The slot sort is the standard library's stable sort by time: equal times keep
+        /// their push order, short and long slots alike.
+        #[test]
+        fn slot_sort_is_stable(times in proptest::collection::vec(0u64..6, 0..40)) {
+            let mut v: Vec<WheelEntry> = times
+                .iter()
+                .enumerate()
+                .map(|(i, &t)| WheelEntry { time: t, event: Event::TxDone(i as u32) })
+                .collect();
+            let mut expect = v.clone();
+            expect.sort_by_key(|x| x.time);
+            sort_stable(&mut v);
+            let key = |v: &[WheelEntry]| v.iter().map(|x| (x.time, x.event)).collect::<Vec<_>>();
+            prop_assert_eq!(key(&v), key(&expect));
+        }
+
         /// Against a reference (a sorted list): any mix of near and far events, scheduled
         /// while popping, comes out in exact (time, scheduling order).
         #[test]

@@ -44,14 +44,13 @@ pub struct Mmu {
     mode: BufferMode,
     lossless_th: i8,
     lossy_th: i8,
-    reserved: u64,
     xoff: u64,
     xon: u64,
     xon_offset: u64,
     lossy_limit: u64,
     lossy_reserved: u64,
-    /// Bitmask of lossless priority groups (those a PFC-enabled TC maps to).
-    lossless_pgs: u8,
+    /// Reserved bytes of each PG: `lossless.reserved` for the lossless ones, 0 for the others.
+    reserved_pg: [u64; 8],
     /// Bytes of the shared pool (buffer minus all reserved space and headroom).
     pub shared_pool: u64,
     /// Headroom of each lossless PG, per local port.
@@ -98,13 +97,18 @@ impl Mmu {
             mode: p.buffer_mode,
             lossless_th: p.lossless.dynamic_th,
             lossy_th: p.lossy.dynamic_th,
-            reserved: p.lossless.reserved.0,
             xoff: p.lossless.xoff.0,
             xon: p.lossless.xon.0,
             xon_offset: p.lossless.xon_offset.0,
             lossy_limit: p.lossy.limit.0,
             lossy_reserved: p.lossy.reserved.0,
-            lossless_pgs: lossless_mask,
+            reserved_pg: std::array::from_fn(|pg| {
+                if lossless_mask & (1 << pg) != 0 {
+                    p.lossless.reserved.0
+                } else {
+                    0
+                }
+            }),
             shared_pool: buffer - set_aside,
             headroom,
             pg: vec![PgAcct::default(); ports * 8],
@@ -117,11 +121,8 @@ impl Mmu {
 
     #[inline]
     fn reserved_of(&self, pg: Priority) -> u64 {
-        if self.lossless_pgs & pg.bit() != 0 {
-            self.reserved
-        } else {
-            0
-        }
+        // A PG is below 8 (an index beyond would fail at the accounting vectors anyway).
+        self.reserved_pg[pg.idx() & 7]
     }
 
     /// Free bytes of the shared pool.
@@ -173,6 +174,7 @@ impl Mmu {
     }
 
     /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`).
+    #[inline(always)]
     pub fn admit(
         &mut self,
         in_port: usize,
@@ -228,6 +230,7 @@ impl Mmu {
     }
 
     /// Release a packet that left its egress queue. Headroom is released first.
+    #[inline(always)]
     pub fn release(
         &mut self,
         in_port: usize,

@@ -188,6 +188,12 @@ impl Port {
     /// Queues that hold packets and whose priority is not paused.
     #[inline]
     pub fn eligible(&self) -> u8 {
+        self.nonempty & !self.paused_queues()
+    }
+
+    /// Queues whose priority is paused (and not ignored by the PFC watchdog).
+    #[inline]
+    fn paused_queues(&self) -> u8 {
         let mut paused = 0u8;
         let mut m = self.pause.mask & !self.pause_ignore;
         while m != 0 {
@@ -195,7 +201,18 @@ impl Port {
             paused |= self.queue_of_prio[prio].bit();
             m &= m - 1;
         }
-        self.nonempty & !paused
+        paused
+    }
+
+    /// Would a packet put into queue `q` now be the next to go, at once? True when the port
+    /// is free, owes no PFC frame, holds nothing else and `q` is not paused: then the
+    /// scheduler has one eligible queue and picks it.
+    #[inline]
+    pub fn would_send_at_once(&self, q: QueueId, ctx: &Ctx) -> bool {
+        self.nonempty == 0
+            && self.busy_until <= ctx.now
+            && self.pfc_pending == 0
+            && self.paused_queues() & q.bit() == 0
     }
 
     /// The queue that carries priority `prio`.
@@ -222,6 +239,7 @@ impl Port {
     /// Serialize packet `pkt` (`wire` bytes, priority `tc`) now: count it, put it on the wire
     /// (or lose it there), and make sure the port is woken when it frees up if anything else
     /// waits (`more_data`: the owner has more to send).
+    #[inline(always)]
     pub fn start_tx(&mut self, pkt: u32, wire: u32, tc: Priority, more_data: bool, ctx: &mut Ctx) {
         let now = ctx.now;
         let ser = self.tx_time(wire as u64);

@@ -87,7 +87,7 @@ impl RoutingTable {
     }
 
     /// Local ports of switch `sw` on shortest paths to host `dst` (empty: unreachable).
-    #[inline]
+    #[inline(always)]
     pub fn next_hops(&self, sw: u32, dst: u32) -> &[u16] {
         let h = &self.host[dst as usize];
         let Some(&rsw) = self.rack_switch.get(h.rack as usize) else {

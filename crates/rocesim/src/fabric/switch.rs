@@ -92,6 +92,7 @@ impl Switch {
     }
 
     /// Forward a frame that arrived on `in_local`: TTL, route (ECMP), enqueue.
+    #[inline(always)]
     fn forward(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
         let pkt = ctx.packets.get_mut(pkt_id);
         if pkt.kind == crate::packet::PacketKind::Cip {
@@ -149,6 +150,7 @@ impl Switch {
 
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
     /// flooded copy beyond the first) is never dropped at admission.
+    #[inline(always)]
     pub(crate) fn enqueue(
         &mut self,
         in_local: u16,
@@ -213,11 +215,21 @@ impl Switch {
         if lossless && self.xoff[inl].mask & pg_prios != pg_prios && self.mmu.over_xoff(inl, pg) {
             self.pause_pg(inl, pg, ctx);
         }
-        self.ports[outl].enqueue(q, entry);
+        // An idle port with empty queues would pick this packet at once: it leaves without
+        // passing through the queue (the scheduler's choice among one queue changes no state).
+        let cut_through = self.isolation.is_none() && self.ports[outl].would_send_at_once(q, ctx);
+        if !cut_through {
+            self.ports[outl].enqueue(q, entry);
+        }
         if let Some(e) = self.marker.marks(outl, q) {
             let depth = self.mmu.queue_bytes(outl, q);
             let id = self.ports[outl].id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
+        }
+        if cut_through {
+            let prio = self.depart(&entry, outl, q, ctx);
+            self.ports[outl].start_tx(entry.pkt, entry.wire(), prio, false, ctx);
+            return;
         }
         if self.isolation.is_some() {
             self.iso_enqueued(&entry, out, place, was_ce, ctx);
@@ -265,7 +277,16 @@ impl Switch {
         })?;
         let q = QueueId(q);
         let e = port.dequeue(q)?;
-        let out = l as usize;
+        let prio = self.depart(&e, l as usize, q, ctx);
+        Some((e, prio))
+    }
+
+    /// Entry `e` leaves queue `q` of port `out`: release its buffer, mark it, stamp its INT
+    /// hop; returns the priority it goes out with.
+    #[inline(always)]
+    fn depart(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) -> Priority {
+        let e = *e;
+        let l = out as u16;
         self.release(&e, out, q, ctx);
         let prio = match &self.isolation {
             None if self.pg_identity => e.tc,
@@ -297,7 +318,7 @@ impl Switch {
             ctx.ints
                 .stamp(h, hop, now, depth, sent + e.wire() as u64, rate);
         }
-        Some((e, prio))
+        prio
     }
 
     /// Release the buffer entry `e` held in queue `q` of port `out`, and resume its ingress
