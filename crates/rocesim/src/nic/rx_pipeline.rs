@@ -221,8 +221,8 @@ impl Nic {
             PacketKind::Ack => self.on_ack(&pkt, ctx),
             PacketKind::Nak => self.on_nak(pkt.flow, pkt.psn, pkt.aux, ctx),
             PacketKind::Cnp => self.on_cnp(pkt.flow, ctx),
-            // Switches send CIPs only to switches; a host ignores one.
-            PacketKind::Cip => {}
+            // Only switches with `end_station` on send CIPs to hosts.
+            PacketKind::Cip => self.on_cip(&pkt, ctx),
         }
     }
 }
