@@ -226,14 +226,21 @@ fn ci_aware_nic_moves_the_isolated_qp_and_keeps_its_other_qp_sending() {
     let iso = &s["isolation"];
     assert_eq!(iso["qp_moved"], 0, "{iso}");
     assert_eq!(iso["pause_tx_cfq"], 0, "{iso}");
-    assert!(b_off <= 1.2 * a_off && b_off < 0.6 * b, "B {b_off} A {a_off}");
+    assert!(
+        b_off <= 1.2 * a_off && b_off < 0.6 * b,
+        "B {b_off} A {a_off}"
+    );
 }
 
 #[test]
 fn ci_aware_nic_returns_the_qp_when_the_switch_releases_the_flow() {
     // The incast senders stop after 500 KB: S's CFQ drains, S releases A 100 µs later
     // (release_time) and tells H1, which returns A to class 3.
-    let sets = ["flow[2].size=500KB", "flow[3].size=500KB", "flow[4].size=500KB"];
+    let sets = [
+        "flow[2].size=500KB",
+        "flow[3].size=500KB",
+        "flow[4].size=500KB",
+    ];
     let (_, _, s) = end_station_run(&sets);
     let iso = &s["isolation"];
     assert_eq!(iso["out_of_order"], 0, "{iso}");
