@@ -195,3 +195,56 @@ fn every_incast_flow_is_isolated_at_the_receivers_leaf() {
         );
     }
 }
+
+/// Goodputs (Gb/s) of flows A and B and the summary of tests/isolation-end-station.toml.
+fn end_station_run(sets: &[&str]) -> (f64, f64, serde_json::Value) {
+    let dir = run_file("crates/rocesim-cli/tests/isolation-end-station.toml", sets);
+    let s = summary(dir.path());
+    let g = |f: &str| s["goodput_gbps"][f].as_f64().unwrap();
+    (g("A"), g("B"), s)
+}
+
+#[test]
+fn ci_aware_nic_moves_the_isolated_qp_and_keeps_its_other_qp_sending() {
+    // H1's QP A joins a 4:1 incast to R1; its QP B goes to idle R2. S drains its four
+    // ingress ports to R1 in turn, so A gets about a quarter of R1's payload rate (V_ALONE /
+    // 4 = 23.1 Gb/s). With CI-aware end stations, A moves to the CFQ's priority and S pauses
+    // only that priority at H1: B takes the rest of H1's link, V_ALONE − A ≈ 69.4 Gb/s.
+    let (a, b, s) = end_station_run(&[]);
+    let iso = &s["isolation"];
+    assert_eq!(iso["out_of_order"], 0, "{iso}");
+    // S isolates the four incast QPs and each NIC moves its QP.
+    assert_eq!(iso["qp_moved"], 4, "{iso}");
+    // Every pause S sends is on the CFQ's priority; none on class 3.
+    assert!(iso["pause_tx_cfq"].as_u64().unwrap() > 0, "{iso}");
+    assert_eq!(iso["pause_tx_other"], 0, "{iso}");
+    assert!(a < 0.35 * V_ALONE, "A {a}");
+    assert!(b >= 0.9 * (V_ALONE - a), "B {b} with A {a}");
+    // Without end stations S pauses H1's class 3, which stops B with A: the round robin
+    // then gives B about A's share.
+    let (a_off, b_off, s) = end_station_run(&["switch.isolation.end_station=false"]);
+    let iso = &s["isolation"];
+    assert_eq!(iso["qp_moved"], 0, "{iso}");
+    assert_eq!(iso["pause_tx_cfq"], 0, "{iso}");
+    assert!(
+        b_off <= 1.2 * a_off && b_off < 0.6 * b,
+        "B {b_off} A {a_off}"
+    );
+}
+
+#[test]
+fn ci_aware_nic_returns_the_qp_when_the_switch_releases_the_flow() {
+    // The incast senders stop after 500 KB: S's CFQ drains, S releases A 100 µs later
+    // (release_time) and tells H1, which returns A to class 3.
+    let sets = [
+        "flow[2].size=500KB",
+        "flow[3].size=500KB",
+        "flow[4].size=500KB",
+    ];
+    let (_, _, s) = end_station_run(&sets);
+    let iso = &s["isolation"];
+    assert_eq!(iso["out_of_order"], 0, "{iso}");
+    assert_eq!(iso["qp_moved"], 4, "{iso}");
+    assert!(iso["released"].as_u64().unwrap() >= 1, "{iso}");
+    assert_eq!(iso["qp_returned"], iso["released"], "{iso}");
+}

@@ -54,6 +54,13 @@ table! {
         release_threshold: Size,
         /// See `release_threshold`. Default: `"100us"`.
         release_time: TimeV,
+        /// CI-aware end stations (802.1Qcz 5.32): a switch that isolates a flow arriving
+        /// from a host sends the CIP to the host too; the host's NIC then sends the flow's QP
+        /// on the CFQ's priority (same DSCP), so the switch charges those packets to the CFQ's
+        /// ingress PG and a pause on the CFQ's priority stops only isolated QPs. When the
+        /// switch releases the flow it tells the NIC, which returns the QP to the class's
+        /// priority. Default: `false` (hosts ignore CIPs and are paused on the class).
+        end_station: Bool,
     }
 }
 
@@ -149,6 +156,9 @@ impl Store<Option<IsolationParams>> for Isolation {
         }
         if let Some(x) = ctx.get(&t.release_time) {
             q.release_time = x;
+        }
+        if let Some(x) = ctx.get(&t.end_station) {
+            q.end_station = x;
         }
         if let Some(on) = enabled {
             *to = on.then_some(q);

@@ -33,6 +33,9 @@ use crate::units::Time;
 const CIP: u32 = 0;
 /// `psn` of a CIP acknowledgement (`cip_reliability = "ack"`).
 const CIP_ACK: u32 = 1;
+/// `psn` of a release notice to a CI-aware end station (`end_station = true`): the switch
+/// released the flow, so the NIC may send it on its class's priority again.
+pub const CIP_RELEASE: u32 = 2;
 /// Free table entry.
 const FREE: u32 = u32::MAX;
 /// No port (an entry made by a CIP does not know where the flow arrives).
@@ -237,8 +240,10 @@ impl Isolation {
     }
 }
 
-/// A CIP frame for `flow` of class `class` (`kind`: [`CIP`] or [`CIP_ACK`]).
-fn cip_frame(flow: u32, hash: u32, class: u8, kind: u32) -> Packet {
+/// A CIP frame for `flow` of class `class` (`kind`: [`CIP`], [`CIP_ACK`] or
+/// [`CIP_RELEASE`]); `aux` carries the class's CFQ priority, which a CI-aware end station
+/// moves the flow to (802.1Qcz end stations learn it with the CI configuration).
+fn cip_frame(flow: u32, hash: u32, class: u8, kind: u32, cfq_prio: u8) -> Packet {
     Packet {
         kind: PacketKind::Cip,
         dscp: 0,
@@ -254,7 +259,28 @@ fn cip_frame(flow: u32, hash: u32, class: u8, kind: u32) -> Packet {
         tc: class,
         flags: 0,
         int_hops: 0,
-        aux: 0,
+        aux: cfq_prio as u32,
+    }
+}
+
+impl Isolation {
+    /// A CIP frame of `kind` for `flow` of class `class`.
+    fn frame(&self, flow: u32, hash: u32, class: u8, kind: u32) -> Packet {
+        let prio = self.params.cfq[class as usize & 7].map_or(0, |c| c.priority);
+        cip_frame(flow, hash, class, kind, prio)
+    }
+
+    /// Local port `l` leads to a peer that takes CIPs: a switch, or a host when
+    /// `end_station` is on.
+    #[inline]
+    fn takes_cips(&self, l: u16) -> bool {
+        l != NO_PORT && (self.peer_switch[l as usize] || self.params.end_station)
+    }
+
+    /// Local port `l` leads to a CI-aware end station.
+    #[inline]
+    fn to_end_station(&self, l: u16) -> bool {
+        l != NO_PORT && self.params.end_station && !self.peer_switch[l as usize]
     }
 }
 
@@ -304,13 +330,15 @@ impl Switch {
         };
         let now = ctx.now;
         let iso = self.isolation.as_deref_mut().expect("isolation on");
-        let e = &mut iso.table[i];
-        e.last_seen = now;
-        if !e.isolated || e.out != out {
+        iso.table[i].last_seen = now;
+        if !iso.table[i].isolated || iso.table[i].out != out {
             return place;
         }
-        if e.awaiting && arrived_isolated && e.inp == inl && iso.params.cip == CipReliability::Mark
-        {
+        let host = iso.params.end_station && !iso.peer_switch[inl as usize];
+        // An end station does not acknowledge: its packets on the CFQ's priority confirm.
+        let by_mark = iso.params.cip == CipReliability::Mark || host;
+        let e = &mut iso.table[i];
+        if e.awaiting && arrived_isolated && e.inp == inl && by_mark {
             e.awaiting = false;
         }
         if e.cfq_bytes == 0
@@ -319,8 +347,19 @@ impl Switch {
         {
             e.isolated = false;
             e.awaiting = false;
+            let (inp, class) = (e.inp, e.class);
+            let notice = iso
+                .to_end_station(inp)
+                .then(|| iso.frame(p.flow, p.hash, class, CIP_RELEASE));
             ctx.monitor.iso.released += 1;
             self.iso_log(out, p.flow, IsoEvent::Release, ctx);
+            // The NIC learns of the release (three notices, as `repeat` CIPs) and returns the
+            // QP to its class's priority; a lost notice leaves it on the lossless CFQ priority.
+            if let Some(f) = notice {
+                for _ in 0..CIP_REPEAT {
+                    self.send_cip(inp, f, ctx);
+                }
+            }
             return place;
         }
         place.queue = QueueId(cfq.queue);
@@ -442,27 +481,23 @@ impl Switch {
             ctx.monitor.iso.isolated += 1;
             self.iso_log(out, flow, IsoEvent::Isolate, ctx);
         }
-        if inl == NO_PORT
-            || !self
-                .isolation
-                .as_deref()
-                .is_some_and(|s| s.peer_switch[inl as usize])
-        {
+        let iso = self.isolation.as_deref_mut().expect("isolation on");
+        if !iso.takes_cips(inl) {
             return;
         }
-        let iso = self.isolation.as_deref_mut().expect("isolation on");
         iso.table[i].inp = inl;
+        let f = iso.frame(flow, hash, class, CIP);
         match iso.params.cip {
             CipReliability::Repeat => {
                 for _ in 0..CIP_REPEAT {
-                    self.send_cip(inl, cip_frame(flow, hash, class, CIP), ctx);
+                    self.send_cip(inl, f, ctx);
                 }
             }
             CipReliability::Ack | CipReliability::Mark => {
                 iso.table[i].awaiting = true;
                 iso.waiting[inl as usize].push(i as u32);
                 self.arm_cip_timer(inl, ctx);
-                self.send_cip(inl, cip_frame(flow, hash, class, CIP), ctx);
+                self.send_cip(inl, f, ctx);
             }
         }
     }
@@ -515,7 +550,7 @@ impl Switch {
             .iter()
             .map(|&i| {
                 let e = &iso.table[i as usize];
-                cip_frame(e.flow, e.hash, e.class, CIP)
+                iso.frame(e.flow, e.hash, e.class, CIP)
             })
             .collect();
         let again = !list.is_empty();
@@ -553,7 +588,8 @@ impl Switch {
             self.isolate(p.flow, p.hash, p.tc, l, NO_PORT, ctx);
         }
         if ack {
-            self.send_cip(l, cip_frame(p.flow, p.hash, p.tc, CIP_ACK), ctx);
+            let f = cip_frame(p.flow, p.hash, p.tc, CIP_ACK, p.aux as u8);
+            self.send_cip(l, f, ctx);
         }
     }
 

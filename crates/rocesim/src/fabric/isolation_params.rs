@@ -62,6 +62,11 @@ pub struct IsolationParams {
     pub release_threshold: Bytes,
     /// ...for this long (and it has no packet left in the CFQ).
     pub release_time: Time,
+    /// CIPs also go to the hosts that send an isolated flow (802.1Qcz's CI-aware end
+    /// stations): the NIC moves the flow's QP to the CFQ's priority, so the first switch
+    /// charges its packets to the CFQ's PG and pauses only them; the switch tells the NIC
+    /// when it releases the flow and the QP returns to its class's priority.
+    pub end_station: bool,
 }
 
 impl Default for IsolationParams {
@@ -75,6 +80,7 @@ impl Default for IsolationParams {
             cip: CipReliability::Repeat,
             release_threshold: Bytes(10_000),
             release_time: Time::from_us(100),
+            end_station: false,
         }
     }
 }

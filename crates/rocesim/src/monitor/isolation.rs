@@ -60,6 +60,10 @@ pub struct IsoCounters {
     /// Data packets delivered to a receiver after a packet of the same flow sent later (a
     /// first transmission with a PSN below one already received). Counted in every run.
     pub out_of_order: u64,
+    /// QPs a CI-aware NIC moved to a CFQ's priority on a CIP (`end_station`).
+    pub qp_moved: u64,
+    /// QPs a CI-aware NIC returned to their class's priority on a release notice.
+    pub qp_returned: u64,
 }
 
 /// One row of `isolation.csv`, names resolved.

@@ -10,6 +10,7 @@ pub mod cc;
 pub mod conn;
 pub mod device;
 pub mod irn;
+pub mod isolation;
 pub mod memory;
 pub mod params;
 pub mod qp;

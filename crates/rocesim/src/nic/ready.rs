@@ -106,6 +106,21 @@ impl ReadyList {
         (self.info.len() - 1) as u32
     }
 
+    /// The QP of rank `rank` now sends on priority `prio` (congestion isolation moved it):
+    /// it leaves its old priority's sets and is in none until its next `update`.
+    pub fn set_prio(&mut self, rank: u32, prio: u8) {
+        let info = &mut self.info[rank as usize];
+        let old = info.prio as usize;
+        if old == prio as usize {
+            return;
+        }
+        info.prio = prio;
+        info.paced_at = Time::NEVER;
+        if self.ready[old].remove(rank) && self.ready[old].is_empty() {
+            self.ready_prios &= !(1 << old);
+        }
+    }
+
     /// The QP of rank `rank` leaves (complete).
     pub fn close(&mut self, rank: u32) {
         self.update(rank, QpState::Done, Time::NEVER, false);
@@ -167,7 +182,8 @@ impl ReadyList {
             }
             heap.pop();
             let info = &mut self.info[rank as usize];
-            if info.paced_at == t {
+            // Live only if it still matches (and its QP has not moved to another priority).
+            if info.paced_at == t && info.prio as usize == p {
                 info.paced_at = Time::NEVER;
                 if info.then_ready {
                     self.ready[p].insert(rank);
@@ -187,7 +203,8 @@ impl ReadyList {
             m &= m - 1;
             let heap = &mut self.paced[p];
             while let Some(&Reverse((t, rank))) = heap.peek() {
-                if self.info[rank as usize].paced_at == t {
+                let info = &self.info[rank as usize];
+                if info.paced_at == t && info.prio as usize == p {
                     e = e.min(t);
                     break;
                 }

@@ -183,3 +183,22 @@ fn compaction_keeps_the_round_robin_position() {
         "priority 0 paused"
     );
 }
+
+#[test]
+fn a_qp_moved_to_another_priority_follows_that_priority_only() {
+    // Congestion isolation moves QP 0 from priority 3 to 2 while its rate limiter holds it
+    // until 100 ns. Its old Paced entry (priority 3, 100 ns) must not bring it back to 3.
+    let mut list = ReadyList::default();
+    let a = list.open(0, 3);
+    let b = list.open(1, 3);
+    list.update(a, QpState::Paced, Time::from_ns(100), true);
+    list.update(b, QpState::Ready, Time::NEVER, false);
+    list.set_prio(a, 2);
+    list.update(a, QpState::Paced, Time::from_ns(100), true);
+    // Priority 2 paused: only QP 1 (priority 3) may send, although QP 0 ranks first.
+    assert_eq!(list.pick(Time::from_ns(200), 1 << 2), Ok(1));
+    // Priority 3 paused: QP 0, released on priority 2, sends.
+    assert_eq!(list.pick(Time::from_ns(200), 1 << 3), Ok(0));
+    // Both paused: nothing, and no Paced QP left to wake for.
+    assert_eq!(list.pick(Time::from_ns(200), 0b1100), Err(Time::NEVER));
+}

@@ -105,7 +105,15 @@ impl RxPipeline {
 impl Nic {
     /// A frame arrived at the NIC's port.
     pub fn on_arrive(&mut self, pkt_id: u32, ctx: &mut Ctx) {
-        if ctx.packets.get(pkt_id).dst != self.id {
+        let pkt = *ctx.packets.get(pkt_id);
+        if pkt.kind == PacketKind::Cip {
+            // A hop-by-hop control frame (only `end_station` switches send them to hosts),
+            // taken at the MAC like a pause frame: it never enters the RX buffer.
+            ctx.drop_packet(pkt_id);
+            self.on_cip(&pkt, ctx);
+            return;
+        }
+        if pkt.dst != self.id {
             // A flooded copy: the NIC discards frames not addressed to it.
             ctx.monitor.totals.drops_fault += 1;
             ctx.drop_packet(pkt_id);
@@ -221,7 +229,7 @@ impl Nic {
             PacketKind::Ack => self.on_ack(&pkt, ctx),
             PacketKind::Nak => self.on_nak(pkt.flow, pkt.psn, pkt.aux, ctx),
             PacketKind::Cnp => self.on_cnp(pkt.flow, ctx),
-            // Switches send CIPs only to switches; a host ignores one.
+            // Taken at arrival (`on_arrive`).
             PacketKind::Cip => {}
         }
     }

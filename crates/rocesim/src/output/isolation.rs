@@ -39,6 +39,8 @@ pub(crate) fn isolation_json(iso: &IsolationResults) -> Json {
         ("pause_tx_cfq", Json::U64(iso.pause_tx_cfq)),
         ("pause_tx_other", Json::U64(iso.pause_tx_other)),
         ("pause_rx_hosts", Json::U64(iso.pause_rx_hosts)),
+        ("qp_moved", Json::U64(c.qp_moved)),
+        ("qp_returned", Json::U64(c.qp_returned)),
     ])
 }
 
