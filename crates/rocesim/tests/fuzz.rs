@@ -4,7 +4,8 @@
 //!
 //! What must hold for every case: no panic, no hang past the limit, and every rejection names
 //! a key. `ROCESIM_FUZZ_CASES` sets the number of cases (default 10,000, what CI runs);
-//! `scripts/fuzz.sh` runs 100,000.
+//! `scripts/fuzz.sh` runs 100,000. `ROCESIM_FUZZ_TRACE` prints each accepted case before it
+//! runs (with `-- --nocapture`), to find a case that aborts the process, e.g. out of memory.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -297,6 +298,9 @@ fn check(
         }
         Ok(scenario) => {
             RAN.fetch_add(1, Ordering::Relaxed);
+            if std::env::var("ROCESIM_FUZZ_TRACE").is_ok() {
+                eprintln!("run {name} {sets:?}");
+            }
             let started = Instant::now();
             // Every case stays short: 20 us of simulated time at most.
             let limit = rocesim::units::Time::from_us(20);

@@ -20,6 +20,9 @@ const PORT_BYTES: f64 = 3_000.0;
 const HOST_BYTES: f64 = 1_000.0;
 /// Bytes per flow: its spec, its record, its result row.
 const FLOW_BYTES: f64 = 400.0;
+/// Bytes per queue pair beyond a flow's first: its own spec, record and QP state (measured:
+/// 32 long flows of 20,000 QPs each peak 534 MB above one QP each, 855 B per QP).
+const QP_BYTES: f64 = 1_000.0;
 /// Bytes per routing-table entry (switch × rack): the entry and its share of ECMP groups.
 const ROUTE_BYTES: f64 = 8.0;
 /// Bytes per sample row (time, id, value) kept until the results are written, with the CSV
@@ -74,6 +77,10 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
         .len() as f64;
     let hosts = topo.hosts.len() as f64;
     let flows = sc.flows.len() as f64;
+    // A flow of `qps = Q` becomes Q queue pairs, each with its own spec, record and state.
+    let extra_qps = (sc.flows.iter())
+        .map(|f| f.mem.qps.max(1) as f64 - 1.0)
+        .sum::<f64>();
     let probes = (sc.flows.iter())
         .filter(|f| matches!(f.kind, FlowKind::Probe(_)))
         .count() as f64;
@@ -98,7 +105,7 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
         Part {
             key: "workload",
             what: "flows",
-            bytes: flows * FLOW_BYTES,
+            bytes: flows * FLOW_BYTES + extra_qps * QP_BYTES,
         },
         Part {
             key: "output.throughput_interval",

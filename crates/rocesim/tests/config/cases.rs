@@ -303,6 +303,18 @@ fn memory_estimate_names_the_key_that_makes_a_run_too_large() {
 }
 
 #[test]
+fn memory_estimate_counts_every_queue_pair_of_a_flow() {
+    // The parking lot's all-to-all is tens of flows; with a million QPs each, that is tens of
+    // millions of QP records (about 1 KB each: spec, record, QP state): far over 4 GB. The
+    // fuzz test found this: the estimate counted flows, not QPs, and the run allocated 24 GB.
+    let text = with_workload();
+    let e = load_pl(&text, &["workload[0].qps=1000000", "sim.max_memory=4GB"]).unwrap_err();
+    assert_key(&e, "workload");
+    assert!(e.to_string().contains("sim.max_memory"), "{e}");
+    assert!(load_pl(&text, &["workload[0].qps=100", "sim.max_memory=4GB"]).is_ok());
+}
+
+#[test]
 fn memory_estimate_admits_a_k32_fat_tree_with_a_million_flows() {
     // k = 32: 8192 hosts. WebSearch at 30 % of 100G averages about 1.9e7 flows per second
     // over all hosts, so 60 ms of arrivals is about 10^6 flows. Queue depths sampled every
