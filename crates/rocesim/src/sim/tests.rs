@@ -406,21 +406,31 @@ fn pause_isolation_between_priorities() {
     );
 }
 
-#[test]
-fn dwrr_shares_a_bottleneck_by_weight() {
-    // Two lossless classes into one 100G port, DWRR weights 3 (queue 0) and 1 (queue 3):
-    // the byte shares at the bottleneck are 3/4 and 1/4 of its goodput.
+/// A star of `hosts` 100G hosts (1 us links, 4 ms, 1 ms warm-up) with two lossless classes,
+/// queues 0 and 3, served by DWRR with weights `w0` : `w3` on every port.
+fn two_class_dwrr_star(hosts: u32, w0: u32, w3: u32) -> crate::config::Scenario {
     use crate::fabric::params::QueueSched;
-    let mut sc = scenario(star(3, Rate::gbps(100), Time::from_us(1)), Time::from_ms(4));
+    let mut sc = scenario(
+        star(hosts, Rate::gbps(100), Time::from_us(1)),
+        Time::from_ms(4),
+    );
     sc.sim.warmup = Time::from_ms(1);
     for s in &mut sc.switches {
         s.pfc_enable = 1 << 0 | 1 << 3;
-        s.scheduler[0] = QueueSched::Dwrr(3);
-        s.scheduler[3] = QueueSched::Dwrr(1);
+        s.scheduler[0] = QueueSched::Dwrr(w0);
+        s.scheduler[3] = QueueSched::Dwrr(w3);
     }
     for n in &mut sc.nics {
         n.pfc_enable = 1 << 0 | 1 << 3;
     }
+    sc
+}
+
+#[test]
+fn dwrr_shares_a_bottleneck_by_weight() {
+    // Two lossless classes into one 100G port, DWRR weights 3 (queue 0) and 1 (queue 3):
+    // the byte shares at the bottleneck are 3/4 and 1/4 of its goodput.
+    let mut sc = two_class_dwrr_star(3, 3, 1);
     let mut a = flow(0, 2, None, Time::ZERO);
     a.dscp = 0;
     let b = flow(1, 2, None, Time::ZERO);
@@ -440,20 +450,13 @@ fn dwrr_weights_apply_per_port() {
     // port 4 (to h4) with DWRR 3 (queue 0) : 1 (queue 3) and port 5 (to h5) with 1 : 3. Each
     // port's byte shares follow its own weights: 3 : 1 at h4 and 1 : 3 at h5.
     use crate::fabric::params::QueueSched;
-    let mut sc = scenario(star(6, Rate::gbps(100), Time::from_us(1)), Time::from_ms(4));
-    sc.sim.warmup = Time::from_ms(1);
+    let mut sc = two_class_dwrr_star(6, 3, 1);
     for s in &mut sc.switches {
-        s.pfc_enable = 1 << 0 | 1 << 3;
-        let mut a = s.scheduler;
-        a[0] = QueueSched::Dwrr(3);
-        a[3] = QueueSched::Dwrr(1);
+        let a = s.scheduler;
         let mut b = s.scheduler;
         b[0] = QueueSched::Dwrr(1);
         b[3] = QueueSched::Dwrr(3);
         s.port_scheduler = vec![s.scheduler, s.scheduler, s.scheduler, s.scheduler, a, b];
-    }
-    for n in &mut sc.nics {
-        n.pfc_enable = 1 << 0 | 1 << 3;
     }
     for (src, dst, dscp) in [(0, 4, 0), (1, 4, 26), (2, 5, 0), (3, 5, 26)] {
         let mut f = flow(src, dst, None, Time::ZERO);
@@ -487,19 +490,11 @@ fn dscp_maps_apply_per_ingress_port() {
     // DSCP 26 to h2, but port 0 classifies it as TC 0 and port 1 as TC 3. Port 2 serves queue
     // 0 : queue 3 by DWRR 3 : 1, so h0 gets 3/4 and h1 1/4 of the bottleneck; with one map
     // for the switch both would share queue 3 evenly.
-    use crate::fabric::params::QueueSched;
-    let mut sc = scenario(star(3, Rate::gbps(100), Time::from_us(1)), Time::from_ms(4));
-    sc.sim.warmup = Time::from_ms(1);
+    let mut sc = two_class_dwrr_star(3, 3, 1);
     for s in &mut sc.switches {
-        s.pfc_enable = 1 << 0 | 1 << 3;
-        s.scheduler[0] = QueueSched::Dwrr(3);
-        s.scheduler[3] = QueueSched::Dwrr(1);
         let mut to_tc0 = s.dscp_to_tc;
         to_tc0[26] = 0;
         s.port_dscp_to_tc = vec![to_tc0, s.dscp_to_tc, s.dscp_to_tc];
-    }
-    for n in &mut sc.nics {
-        n.pfc_enable = 1 << 0 | 1 << 3;
     }
     sc.nics[0].dscp_to_tc[26] = 0; // h0's NIC agrees with its switch port
     sc.flows.push(flow(0, 2, None, Time::ZERO));
