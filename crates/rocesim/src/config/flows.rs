@@ -142,7 +142,7 @@ pub(super) fn with_memory(
 ) -> Option<Vec<FlowSpec>> {
     let qps_key = at(p, "qps");
     for x in &mut flows {
-        x.mem = mem;
+        x.set_mem(mem);
         if !check_split(ctx, &qps_key, x.size, &mem) {
             return None;
         }
@@ -272,22 +272,15 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
         return None;
     }
     let src = src?;
-    let f = FlowSpec {
-        name: name.map(String::into_boxed_str),
-        src,
-        dst: dst?,
-        size: size?,
-        start: start?,
-        dscp: dscp.unwrap_or_else(|| match kind {
-            Some(FlowKind::Tcp(_)) => 0,
-            _ => env.dscp_of(src),
-        }),
-        kind: kind?,
-        rate_limit,
-        sport: sport.unwrap_or(0),
-        after: None,
-        mem: mem?,
-    };
+    let dscp = dscp.unwrap_or_else(|| match kind {
+        Some(FlowKind::Tcp(_)) => 0,
+        _ => env.dscp_of(src),
+    });
+    let mut f = FlowSpec::new(src, dst?, size?, start?, dscp, kind?);
+    f.sport = sport.unwrap_or(0);
+    f.set_name(name.map(String::into_boxed_str));
+    f.set_rate_limit(rate_limit);
+    f.set_mem(mem?);
     Some((f, sport.is_some()))
 }
 
@@ -342,7 +335,10 @@ pub fn parse(
         }
         f
     });
-    Some(with_ports.collect())
+    // Collected in place, the list would keep the (spec, port given) pairs' larger slots.
+    let mut flows: Vec<FlowSpec> = with_ports.collect();
+    flows.shrink_to_fit();
+    Some(flows)
 }
 
 /// ns-3's source ports (`third.cc`): flows start in start-time order and each takes

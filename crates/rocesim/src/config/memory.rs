@@ -79,7 +79,7 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
     let flows = sc.flows.len() as f64;
     // A flow of `qps = Q` becomes Q queue pairs, each with its own spec, record and state.
     let extra_qps = (sc.flows.iter())
-        .map(|f| f.mem.qps.max(1) as f64 - 1.0)
+        .map(|f| f.mem().qps.max(1) as f64 - 1.0)
         .sum::<f64>();
     let probes = (sc.flows.iter())
         .filter(|f| matches!(f.kind, FlowKind::Probe(_)))

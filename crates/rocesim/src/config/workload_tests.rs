@@ -35,9 +35,9 @@ count = 2"#,
         let sc = load_str(&text, "t.toml", dir.path(), &[]).unwrap();
         assert!(sc.flows.len() >= 2, "{w}");
         for f in &sc.flows {
-            assert_eq!(f.mem.region, Some(64 << 20), "{w}");
-            assert!(f.mem.random, "{w}");
-            assert_eq!(f.mem.qps, 4, "{w}");
+            assert_eq!(f.mem().region, Some(64 << 20), "{w}");
+            assert!(f.mem().random, "{w}");
+            assert_eq!(f.mem().qps, 4, "{w}");
         }
         // Bad values are errors naming the workload's key, all at once.
         let bad = format!("{head}[[workload]]\n{w}\naccess = \"zigzag\"\nqps = 0\n");

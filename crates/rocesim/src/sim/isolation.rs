@@ -47,8 +47,7 @@ impl Sim {
             .map(|e| {
                 let (_, port) = self.port_name(e.port);
                 let flow = sc.flows[e.flow as usize]
-                    .name
-                    .as_deref()
+                    .name()
                     .map_or_else(|| e.flow.to_string(), str::to_string);
                 IsolationRecord {
                     time_ns: e.time.ns(),

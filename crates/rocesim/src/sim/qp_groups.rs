@@ -13,7 +13,7 @@ pub const DEFAULT_INF_REGION: u64 = 1 << 20;
 /// The registered region of flow `f`, bytes: `region`, else its message size (long-lived:
 /// [`DEFAULT_INF_REGION`]).
 pub fn region_of(f: &FlowSpec) -> u64 {
-    f.mem
+    f.mem()
         .region
         .unwrap_or_else(|| f.size.unwrap_or(DEFAULT_INF_REGION))
         .max(1)
@@ -37,13 +37,12 @@ fn qp_sport(sport: u16, j: u32) -> u16 {
     (49152 + (base + j) % 16384) as u16
 }
 
-/// Give every flow its region id, and replace each flow of `qps > 1` by its QPs. `None`
-/// when no flow has more than one QP (the flow list is unchanged but for region ids).
+/// Replace each flow of `qps > 1` by its QPs, each QP flow keeping its scenario flow's
+/// index as its memory region id (a flow left alone has region id `u32::MAX`: its own index,
+/// which is then its scenario index). `None` when no flow has more than one QP (the flow
+/// list is unchanged).
 pub(crate) fn expand(flows: &mut Vec<FlowSpec>) -> Option<QpGroups> {
-    for (i, f) in flows.iter_mut().enumerate() {
-        f.mem.region_id = i as u32;
-    }
-    if flows.iter().all(|f| f.mem.qps <= 1) {
+    if flows.iter().all(|f| f.mem().qps <= 1) {
         return None;
     }
     let specs = std::mem::take(flows);
@@ -51,11 +50,11 @@ pub(crate) fn expand(flows: &mut Vec<FlowSpec>) -> Option<QpGroups> {
     let mut owner = Vec::new();
     for (i, u) in specs.iter().enumerate() {
         first.push(flows.len() as u32);
-        let q = u.mem.qps.max(1);
+        let q = u.mem().qps.max(1);
         let region = region_of(u);
         for j in 0..q {
             let mut f = u.clone();
-            f.name = None;
+            f.set_name(None);
             f.size = u
                 .size
                 .map(|s| s / u64::from(q) + u64::from(u64::from(j) < s % u64::from(q)));
@@ -64,9 +63,13 @@ pub(crate) fn expand(flows: &mut Vec<FlowSpec>) -> Option<QpGroups> {
             } else {
                 qp_sport(u.sport, j)
             };
-            f.mem.qps = 1;
-            f.mem.region = Some(region);
-            f.mem.base = region / u64::from(q) * u64::from(j);
+            f.set_mem(crate::traffic::flow::FlowMem {
+                qps: 1,
+                region: Some(region),
+                base: region / u64::from(q) * u64::from(j),
+                region_id: i as u32,
+                ..u.mem()
+            });
             flows.push(f);
             owner.push(i as u32);
         }
@@ -110,10 +113,7 @@ impl Sim {
                 let active = to.saturating_sub(from).ps() as f64;
                 FlowResult {
                     flow_id: i as u32,
-                    name: spec
-                        .name
-                        .as_deref()
-                        .map_or_else(|| i.to_string(), str::to_string),
+                    name: spec.name().map_or_else(|| i.to_string(), str::to_string),
                     src: host(spec.src),
                     dst: host(spec.dst),
                     size_bytes: size,
@@ -174,7 +174,10 @@ mod tests {
     #[test]
     fn a_flow_of_three_qps_becomes_three_flows_of_a_third_each() {
         let mut f = flow(1, 0, Some(10), Time::ZERO);
-        f.mem.qps = 3;
+        f.set_mem(crate::traffic::flow::FlowMem {
+            qps: 3,
+            ..Default::default()
+        });
         f.sport = 65535;
         let mut flows = vec![flow(2, 0, None, Time::ZERO), f];
         let g = expand(&mut flows).expect("a flow has 3 QPs");
@@ -187,15 +190,22 @@ mod tests {
             "next ports, wrapping in the dynamic range"
         );
         assert_eq!((g.first, g.owner), (vec![0, 1, 4], vec![0, 1, 1, 1]));
-        let bases: Vec<_> = flows.iter().skip(1).map(|f| f.mem.base).collect();
+        let bases: Vec<_> = flows.iter().skip(1).map(|f| f.mem().base).collect();
         assert_eq!(bases, [0, 3, 6], "QPs start spread over the 10-byte region");
-        assert!(flows.iter().skip(1).all(|f| f.mem.region_id == 1));
+        assert!(flows.iter().skip(1).all(|f| f.mem().region_id == 1));
+        assert_eq!(
+            flows[0].mem().region_id,
+            0,
+            "an expanded list names every region"
+        );
     }
 
     #[test]
     fn single_qp_flows_are_left_alone() {
         let mut flows = vec![flow(1, 0, Some(10), Time::ZERO)];
         assert!(expand(&mut flows).is_none());
-        assert_eq!((flows.len(), flows[0].mem.region_id), (1, 0));
+        // Region id u32::MAX: the flow's own index (sim/traffic.rs), and no box is allocated.
+        assert_eq!((flows.len(), flows[0].mem().region_id), (1, u32::MAX));
+        assert_eq!(flows[0], flow(1, 0, Some(10), Time::ZERO));
     }
 }

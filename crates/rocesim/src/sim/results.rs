@@ -102,10 +102,7 @@ impl Sim {
                 let goodput_active = gbps(win_bytes, to.saturating_sub(from));
                 FlowResult {
                     flow_id: i as u32,
-                    name: spec
-                        .name
-                        .as_deref()
-                        .map_or_else(|| i.to_string(), str::to_string),
+                    name: spec.name().map_or_else(|| i.to_string(), str::to_string),
                     src: host(spec.src),
                     dst: host(spec.dst),
                     size_bytes: size,
@@ -148,10 +145,7 @@ impl Sim {
                     .saturating_sub(self.ctx.monitor.delivered_before_window(i));
                 Some(crate::monitor::results::TcpFlowResult {
                     flow_id: i as u32,
-                    name: spec
-                        .name
-                        .as_deref()
-                        .map_or_else(|| i.to_string(), str::to_string),
+                    name: spec.name().map_or_else(|| i.to_string(), str::to_string),
                     cc: cc.name().to_string(),
                     goodput_gbps: gbps(win, window),
                     retx_packets: c.retx_packets as u64,

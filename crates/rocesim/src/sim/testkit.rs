@@ -44,19 +44,9 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
 
 /// A flow of `size` bytes (`None` = long-lived) from host `src` to `dst` at `start`, DSCP 26.
 pub fn flow(src: u32, dst: u32, size: Option<u64>, start: Time) -> FlowSpec {
-    FlowSpec {
-        name: None,
-        src,
-        dst,
-        size,
-        start,
-        dscp: 26,
-        kind: FlowKind::RdmaWrite,
-        rate_limit: None,
-        sport: 49152 + (src * 131 + dst * 7) as u16 % 16000,
-        after: None,
-        mem: Default::default(),
-    }
+    let mut f = FlowSpec::new(src, dst, size, start, 26, FlowKind::RdmaWrite);
+    f.sport = 49152 + (src * 131 + dst * 7) as u16 % 16000;
+    f
 }
 
 /// A TCP flow of `size` bytes (`None` = long-lived) from `src` to `dst` at `start` with
@@ -68,11 +58,10 @@ pub fn tcp_flow(
     start: Time,
     cc: crate::nic::tcp::TcpCc,
 ) -> FlowSpec {
-    FlowSpec {
-        dscp: 0,
-        kind: FlowKind::Tcp(cc),
-        ..flow(src, dst, size, start)
-    }
+    let mut f = flow(src, dst, size, start);
+    f.dscp = 0;
+    f.kind = FlowKind::Tcp(cc);
+    f
 }
 
 /// Hosts with the given names, in no pod.

@@ -372,7 +372,7 @@ fn pause_isolation_between_priorities() {
     f3.dscp = 26;
     let mut f0 = flow(1, 2, None, Time::ZERO);
     f0.dscp = 0;
-    f0.rate_limit = Some(Rate::gbps(40));
+    f0.set_rate_limit(Some(Rate::gbps(40)));
     sc.flows.push(f3);
     sc.flows.push(f0);
     let mut sim = Sim::new(sc).unwrap();

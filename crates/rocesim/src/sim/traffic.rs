@@ -170,7 +170,7 @@ impl Sim {
                 transport: snic.transport,
                 tc,
                 next_send: Time::ZERO,
-                rate_limit: spec.rate_limit,
+                rate_limit: spec.rate_limit(),
                 cc,
                 last_progress: now,
                 timer_pending: false,
@@ -196,6 +196,7 @@ impl Sim {
         tcp: Option<Box<TcpReceiver>>,
     ) -> Responder {
         let spec = &self.scenario.flows[f as usize];
+        let mem = spec.mem();
         let (snic, dnic) = (
             &self.scenario.nics[spec.src as usize],
             &self.scenario.nics[spec.dst as usize],
@@ -222,10 +223,13 @@ impl Sim {
             gap: frame_gap(dnic.frame_gap, tcp.is_some()),
             tcp,
             mem: MemRef {
-                region_id: spec.mem.region_id,
+                region_id: match mem.region_id {
+                    u32::MAX => f,
+                    id => id,
+                },
                 region: region_of(spec),
-                random: spec.mem.random,
-                base: spec.mem.base,
+                random: mem.random,
+                base: mem.base,
                 mtu,
             },
         }

@@ -125,17 +125,12 @@ fn row(
     let (Some(src), Some(dst)) = (src, dst) else {
         return Ok(None);
     };
-    Ok(Some(FlowSpec {
-        name: None,
+    Ok(Some(FlowSpec::new(
         src,
         dst,
         size,
-        start: Time(start.unwrap_or(0)),
-        dscp: given.unwrap_or_else(|| dscp(src)),
-        kind: FlowKind::RdmaWrite,
-        rate_limit: None,
-        sport: 0,
-        after: None,
-        mem: Default::default(),
-    }))
+        Time(start.unwrap_or(0)),
+        given.unwrap_or_else(|| dscp(src)),
+        FlowKind::RdmaWrite,
+    )))
 }

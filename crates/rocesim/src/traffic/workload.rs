@@ -197,19 +197,14 @@ fn poisson(
         .into_iter()
         .map(|a| {
             let src = hosts[a.src as usize];
-            FlowSpec {
-                name: None,
+            FlowSpec::new(
                 src,
-                dst: hosts[a.dst as usize],
-                size: Some(a.size),
-                start: Time::from_ns(a.start_ns),
-                dscp: (e.dscp)(src),
-                kind: super::FlowKind::RdmaWrite,
-                rate_limit: None,
-                sport: 0,
-                after: None,
-                mem: Default::default(),
-            }
+                hosts[a.dst as usize],
+                Some(a.size),
+                Time::from_ns(a.start_ns),
+                (e.dscp)(src),
+                super::FlowKind::RdmaWrite,
+            )
         })
         .collect())
 }

@@ -150,7 +150,7 @@ fn parking_lot_loads_with_typed_values() {
         (s.flows[1].src, s.flows[1].size),
         (ids("B"), Some(1_000_000))
     );
-    assert_eq!(s.flows[1].name.as_deref(), Some("b-to-r"));
+    assert_eq!(s.flows[1].name(), Some("b-to-r"));
     assert_eq!(
         (s.flows[2].src, s.flows[2].size, s.flows[2].dscp),
         (ids("D"), Some(4096), 26)

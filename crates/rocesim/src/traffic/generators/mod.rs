@@ -43,17 +43,5 @@ pub fn workload_stream(seed: u64, id: u64, sub: u64) -> SimRng {
 /// A flow of the generators: an RDMA WRITE of `size` bytes (`None`: long-lived) from host
 /// `src` to host `dst` starting at `start`, with DSCP `dscp`, no name, limit or dependency.
 pub(crate) fn flow(src: u32, dst: u32, size: Option<u64>, start: Time, dscp: u8) -> FlowSpec {
-    FlowSpec {
-        name: None,
-        src,
-        dst,
-        size,
-        start,
-        dscp,
-        kind: FlowKind::RdmaWrite,
-        rate_limit: None,
-        sport: 0,
-        after: None,
-        mem: Default::default(),
-    }
+    FlowSpec::new(src, dst, size, start, dscp, FlowKind::RdmaWrite)
 }
