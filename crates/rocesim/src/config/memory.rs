@@ -18,8 +18,10 @@ use crate::units::Bytes;
 const PORT_BYTES: f64 = 3_000.0;
 /// Bytes per host beyond its port: NIC, connection tables.
 const HOST_BYTES: f64 = 1_000.0;
-/// Bytes per flow: its spec, its record, its result row.
-const FLOW_BYTES: f64 = 400.0;
+/// Bytes per flow: its spec, its record, its result row. Measured (scripts/soak.sh, 734,028
+/// flows): about 176 B per flow while the run goes and 690 B at the peak, when the result
+/// rows and the Arrow tables they are written from exist together.
+const FLOW_BYTES: f64 = 700.0;
 /// Bytes per queue pair beyond a flow's first: its own spec, record and QP state (measured:
 /// 32 long flows of 20,000 QPs each peak 534 MB above one QP each, 855 B per QP).
 const QP_BYTES: f64 = 1_000.0;
