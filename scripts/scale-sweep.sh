@@ -15,8 +15,8 @@
 # usage: scripts/scale-sweep.sh [ROCESIM_BINARY] [DURATION] [K...]
 #   e.g. scripts/scale-sweep.sh target/release/rocesim 2ms 8 16 32
 # Runs one after another; on a shared machine wall times are noisy (compare cpu_s, and only runs
-# made in one sitting), event counts and peak memory are not. The k = 32 run needs about 0.5 GB
-# and several minutes.
+# made in one sitting), event counts and peak memory are not. At 2 ms the k = 32 run needs about
+# 350 MB and 15-20 minutes on a 2-vCPU VM (docs/performance.md); 500us takes about 2 minutes.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-target/release/rocesim}
