@@ -14,8 +14,10 @@ use crate::topology::NodeRef;
 use crate::traffic::FlowKind;
 use crate::units::Bytes;
 
-/// Bytes per port: channel, eight queues, MMU and PFC state, counters.
-const PORT_BYTES: f64 = 3_000.0;
+/// Bytes per port: channel, eight queues, MMU and PFC state, counters. Measured: about 7 KB
+/// per port on the k = 32 fat-tree (docs/performance.md's scale sweep; 3 KB had estimated
+/// half of its 0.35 GB).
+const PORT_BYTES: f64 = 7_000.0;
 /// Bytes per host beyond its port: NIC, connection tables.
 const HOST_BYTES: f64 = 1_000.0;
 /// Bytes per flow: its spec, its record, its result row. Measured (scripts/soak.sh, 734,028
