@@ -57,7 +57,9 @@ table! {
         load: Num,
         /// Senders and receivers (at least two). Default: `"all"`.
         hosts: Selector,
-        /// Arrivals are generated in [0, `until`). Default: `sim.duration`.
+        /// Arrivals are generated in [0, `until`), and never past `sim.duration` (a flow
+        /// that would start after the run ends is not generated: it could not run). Default:
+        /// `sim.duration`.
         until: TimeV,
         /// `rocesim`: one stream per host; `hpcc`: the exact SplitMix64 generator of
         /// BENCHMARKS.md. Default: `"rocesim"`.
@@ -320,8 +322,11 @@ fn poisson(ctx: &mut Ctx, env: &Env<'_>, t: &Poisson) -> Option<Workload> {
         }
         ok
     });
+    // Flows that start after the run ends never run: a long `until` with a short
+    // `sim.duration` (a sweep's shortened run) must not build millions of them.
     let until = if t.until.given() {
         ctx.get(&t.until)
+            .map(|u| env.duration.map_or(u, |d| u.min(d)))
     } else {
         env.duration
     };

@@ -83,3 +83,35 @@ small_flow_size = "50KB"
     }
     assert!(small > 0 && large > 0, "{small} small, {large} large");
 }
+
+/// A Poisson workload's arrivals stop at the end of the run: `until` 1,000 × `sim.duration`
+/// gives the very flows of `until` = `sim.duration` (each host's stream is drawn in time
+/// order, so the shorter list is a prefix), not 1,000 times as many that could never start.
+#[test]
+fn poisson_arrivals_stop_at_the_end_of_the_run() {
+    let text = |until: &str| {
+        format!(
+            r#"
+[sim]
+duration = "100us"
+[topology]
+kind = "star"
+hosts = 4
+link = {{ rate = "100Gbps", delay = "1us" }}
+[[workload]]
+kind = "poisson"
+cdf = "googlerpc"
+load = 0.5
+until = "{until}"
+"#
+        )
+    };
+    let dir = std::path::Path::new(".");
+    let short = load_str(&text("100us"), "t.toml", dir, &[]).unwrap();
+    let long = load_str(&text("100ms"), "t.toml", dir, &[]).unwrap();
+    assert!(short.flows.len() > 10, "{} flows", short.flows.len());
+    assert_eq!(long.flows, short.flows);
+    let half = load_str(&text("50us"), "t.toml", dir, &[]).unwrap();
+    assert!(half.flows.len() < short.flows.len());
+    assert_eq!(half.flows[..], short.flows[..half.flows.len()]);
+}
