@@ -284,6 +284,10 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
     Some((f, sport.is_some()))
 }
 
+/// The most flows a scenario may define, explicit and generated together (the cap of one
+/// workload, [`crate::traffic::workload::MAX_GENERATED_FLOWS`], applied to them all).
+pub const MAX_FLOWS: usize = crate::traffic::workload::MAX_GENERATED_FLOWS as usize;
+
 /// Check `[[flow]]` and `[[workload]]` (their tables with dotted keys) and return every flow
 /// (explicit ones first, then each workload's in order). Source ports not given are derived
 /// from `sim.seed` and the flow index.
@@ -312,6 +316,18 @@ pub fn parse(
     }
     for (i, (p, t)) in workloads.iter().enumerate() {
         if let Some(fs) = workload::flows(ctx, env, t, p, i) {
+            // Each generator caps its own flows; the workloads together are capped too, so
+            // that many of them cannot build a list of tens of millions before the memory
+            // estimate sees it (the generated-scenario test found a 6.4 GB list).
+            if out.len() + fs.len() > MAX_FLOWS {
+                let n = out.len() + fs.len();
+                let msg = format!(
+                    "the flows and workloads up to this one generate {n} flows, more than \
+                     {MAX_FLOWS} in all: shorten `until`, lower `load` or `count`, or split the run"
+                );
+                ctx.err(p.to_string(), msg);
+                return None;
+            }
             // Chains (`after`) are local to the workload; ports a generator drew are kept.
             let base = out.len() as u32;
             out.extend(fs.into_iter().map(|mut f| {

@@ -115,3 +115,35 @@ until = "{until}"
     assert!(half.flows.len() < short.flows.len());
     assert_eq!(half.flows[..], short.flows[..half.flows.len()]);
 }
+
+/// Every workload is capped on its own, and all of them together are capped at
+/// `MAX_FLOWS` before their list grows further: two incasts of 5.5 M flows each (under the cap
+/// each) are refused at the second, with its key.
+#[test]
+fn workloads_together_are_capped_before_the_list_grows() {
+    let wl = r#"
+[[workload]]
+kind = "incast"
+senders = ["h1"]
+receiver = "h0"
+size = "1KB"
+repeat = "1us"
+count = 5500000
+"#;
+    let text = format!(
+        r#"
+[sim]
+duration = "100us"
+[topology]
+kind = "star"
+hosts = 2
+link = {{ rate = "100Gbps", delay = "1us" }}
+{wl}{wl}"#
+    );
+    let e = load_str(&text, "t.toml", std::path::Path::new("."), &[]).unwrap_err();
+    assert!(
+        e.iter().any(|x| x.key.starts_with("workload[1]")
+            && x.message.contains("11000000 flows, more than 10000000")),
+        "{e}"
+    );
+}
