@@ -84,27 +84,30 @@ small_flow_size = "50KB"
     assert!(small > 0 && large > 0, "{small} small, {large} large");
 }
 
+/// A 100 us run on a star of `hosts` 100G hosts, followed by `workloads` (TOML tables).
+fn star_run(hosts: u32, workloads: &str) -> String {
+    format!(
+        r#"
+[sim]
+duration = "100us"
+[topology]
+kind = "star"
+hosts = {hosts}
+link = {{ rate = "100Gbps", delay = "1us" }}
+{workloads}"#
+    )
+}
+
 /// A Poisson workload's arrivals stop at the end of the run: `until` 1,000 × `sim.duration`
 /// gives the very flows of `until` = `sim.duration` (each host's stream is drawn in time
 /// order, so the shorter list is a prefix), not 1,000 times as many that could never start.
 #[test]
 fn poisson_arrivals_stop_at_the_end_of_the_run() {
     let text = |until: &str| {
-        format!(
-            r#"
-[sim]
-duration = "100us"
-[topology]
-kind = "star"
-hosts = 4
-link = {{ rate = "100Gbps", delay = "1us" }}
-[[workload]]
-kind = "poisson"
-cdf = "googlerpc"
-load = 0.5
-until = "{until}"
-"#
-        )
+        let wl = format!(
+            "[[workload]]\nkind = \"poisson\"\ncdf = \"googlerpc\"\nload = 0.5\nuntil = \"{until}\"\n"
+        );
+        star_run(4, &wl)
     };
     let dir = std::path::Path::new(".");
     let short = load_str(&text("100us"), "t.toml", dir, &[]).unwrap();
@@ -130,16 +133,7 @@ size = "1KB"
 repeat = "1us"
 count = 5500000
 "#;
-    let text = format!(
-        r#"
-[sim]
-duration = "100us"
-[topology]
-kind = "star"
-hosts = 2
-link = {{ rate = "100Gbps", delay = "1us" }}
-{wl}{wl}"#
-    );
+    let text = star_run(2, &format!("{wl}{wl}"));
     let e = load_str(&text, "t.toml", std::path::Path::new("."), &[]).unwrap_err();
     assert!(
         e.iter().any(|x| x.key.starts_with("workload[1]")
