@@ -29,8 +29,8 @@ fn lossless_word(l: bool) -> &'static str {
     }
 }
 
-/// The receiving NIC and every switch classify each flow's DSCP as its sender does.
-fn hops_agree(sc: &Scenario, t: &Traffic, out: &mut Findings) {
+/// The receiving NIC classifies each flow's DSCP as its sender does.
+fn nics_agree(sc: &Scenario, t: &Traffic, out: &mut Findings) {
     let d = t.dscp;
     let (tc_n, ll_n) = nic_class(&sc.nics[t.src as usize], d);
     let sender = &sc.topology.hosts[t.src as usize].name;
@@ -48,6 +48,13 @@ fn hops_agree(sc: &Scenario, t: &Traffic, out: &mut Findings) {
             format!("give DSCP {d} the same TC and PFC setting on both NICs"),
         );
     }
+}
+
+/// Every switch classifies DSCP `d` as the NICs do (TC `tc_n`, lossless `ll_n`). What a switch
+/// does with a DSCP does not depend on who sends it, so this runs once per (DSCP, NIC class),
+/// not once per (sender, receiver): a thousand hosts talking to each other are a million
+/// sender-receiver pairs.
+fn switches_agree(sc: &Scenario, d: u8, (tc_n, ll_n): (u8, bool), out: &mut Findings) {
     for (s, p) in sc.switches.iter().enumerate() {
         // Every ingress port's own map (one, the switch's, unless ports differ).
         let bad: Vec<(usize, u8, bool)> = (0..p.port_dscp_to_tc.len().max(1))
@@ -124,11 +131,13 @@ fn queues_unmixed(sc: &Scenario, traffic: &[Traffic], out: &mut Findings) {
     }
 }
 
+/// Does traffic `t` use CNP-driven congestion control (DCQCN, RCM)?
+fn cnp_driven(sc: &Scenario, t: &Traffic) -> bool {
+    !t.tcp && matches!(sc.nics[t.src as usize].cc, CcKind::Dcqcn | CcKind::Rcm)
+}
+
 /// CNPs (of CNP-driven congestion control) travel in their own queue, strict or lossless.
 fn cnps_first(sc: &Scenario, t: &Traffic, out: &mut Findings) {
-    if t.tcp || !matches!(sc.nics[t.src as usize].cc, CcKind::Dcqcn | CcKind::Rcm) {
-        return;
-    }
     let cnp = sc.nics[t.dst as usize].cnp_dscp;
     let receiver = &sc.topology.hosts[t.dst as usize].name;
     for (s, p) in sc.switches.iter().enumerate() {
@@ -170,9 +179,19 @@ fn dwrr_port(p: &SwitchParams, q: u8) -> Option<usize> {
 
 /// Run the class rules.
 pub(super) fn check(sc: &Scenario, traffic: &[Traffic], out: &mut Findings) {
+    // Findings are a set: a rule that would repeat a finding for another (sender, receiver)
+    // is run once per distinct input instead.
+    let mut classes = std::collections::BTreeSet::new();
+    let mut cnp_paths = std::collections::BTreeSet::new();
     for t in traffic {
-        hops_agree(sc, t, out);
-        cnps_first(sc, t, out);
+        nics_agree(sc, t, out);
+        let class = nic_class(&sc.nics[t.src as usize], t.dscp);
+        if classes.insert((t.dscp, class)) {
+            switches_agree(sc, t.dscp, class, out);
+        }
+        if cnp_driven(sc, t) && cnp_paths.insert((t.dst, t.dscp)) {
+            cnps_first(sc, t, out);
+        }
     }
     queues_unmixed(sc, traffic, out);
 }

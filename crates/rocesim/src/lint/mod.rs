@@ -99,7 +99,7 @@ struct Traffic {
 /// Distinct (sender, receiver, DSCP, kind) of every flow; RDMA READ data flows from the
 /// responder, which the flow list names as `src`.
 fn traffic(sc: &Scenario) -> Vec<Traffic> {
-    let set: BTreeSet<Traffic> = (sc.flows.iter())
+    let mut v: Vec<Traffic> = (sc.flows.iter())
         .map(|f| Traffic {
             src: f.src,
             dst: f.dst,
@@ -107,7 +107,10 @@ fn traffic(sc: &Scenario) -> Vec<Traffic> {
             tcp: matches!(f.kind, FlowKind::Tcp(_)),
         })
         .collect();
-    set.into_iter().collect()
+    v.sort_unstable();
+    v.dedup();
+    v.shrink_to_fit();
+    v
 }
 
 /// The PFC priority (TC) a NIC gives `dscp`, and whether it is lossless there.

@@ -16,24 +16,15 @@ impl Sim {
         }
     }
 
-    /// The hops (rate, delay) of the first shortest path from host `src` to host `dst`.
-    pub(crate) fn path(&self, src: u32, dst: u32) -> Vec<(Rate, Time)> {
-        let ports = self.ports();
-        let mut hops = Vec::new();
-        let mut p = self.nics[src as usize].port.id;
-        for _ in 0..64 {
-            let port = ports.port(p);
-            hops.push((port.rate, port.delay));
-            match self.port_loc[p.peer().idx()].0 {
-                NodeRef::Host(_) => return hops,
-                NodeRef::Switch(s) => {
-                    let nh = self.ctx.routes.next_hops(s, dst);
-                    let Some(&l) = nh.first() else { return hops };
-                    p = self.switches[s as usize].ports[l as usize].id;
-                }
-            }
+    /// The hops (rate, delay) of the first shortest path from host `src` to host `dst`, walked
+    /// lazily (nothing is allocated: the results of a million flows each walk one).
+    pub(crate) fn path(&self, src: u32, dst: u32) -> Hops<'_> {
+        Hops {
+            sim: self,
+            next: Some(self.nics[src as usize].port.id),
+            dst,
+            left: 64,
         }
-        hops
     }
 
     /// Base RTT of the path from `src` to `dst`: propagation both ways plus one data frame of
@@ -44,8 +35,7 @@ impl Sim {
             .data(mtu, false) as u64;
         let ack = self.scenario.nics[dst as usize].frame_overhead.ack() as u64;
         self.path(src, dst)
-            .iter()
-            .map(|&(r, d)| d + d + r.tx_time(frame) + r.tx_time(ack))
+            .map(|(r, d)| d + d + r.tx_time(frame) + r.tx_time(ack))
             .fold(Time::ZERO, |a, b| a + b)
     }
 
@@ -56,7 +46,6 @@ impl Sim {
         let nic = &self.scenario.nics[src as usize];
         let (mtu, o) = (nic.mtu as u64, nic.frame_overhead);
         let ack = self.scenario.nics[dst as usize].frame_overhead.ack() as u64;
-        let path = self.path(src, dst);
         let npkts = size.div_ceil(mtu).max(1);
         let first = o.data(size.min(mtu) as u32, true) as u64;
         // Every packet carries the overhead, the first also a RETH (closed form: no loop
@@ -64,16 +53,47 @@ impl Sim {
         let total = size
             + npkts * o.data(0, false) as u64
             + (first - o.data(size.min(mtu) as u32, false) as u64);
-        let bottleneck = path.iter().map(|h| h.0).min().unwrap_or(Rate::gbps(100));
-        let mut t = bottleneck.tx_time(total - first);
-        for &(r, d) in &path {
+        let mut bottleneck: Option<Rate> = None;
+        let mut t = Time::ZERO;
+        for (r, d) in self.path(src, dst) {
+            bottleneck = Some(bottleneck.map_or(r, |b| b.min(r)));
             t += r.tx_time(first) + r.tx_time(ack) + d + d;
         }
-        t
+        t + bottleneck.unwrap_or(Rate::gbps(100)).tx_time(total - first)
     }
 
     /// The node and local index of port `p`.
     pub(crate) fn port_owner(&self, p: PortId) -> (NodeRef, u16) {
         self.port_loc[p.idx()]
+    }
+}
+
+/// The hops of a path, from the sender's NIC port to the port that delivers to the receiver:
+/// each the (rate, delay) of the port the frame leaves by. At most 64 hops (a routing loop
+/// cannot make it endless).
+pub(crate) struct Hops<'a> {
+    sim: &'a Sim,
+    next: Option<PortId>,
+    dst: u32,
+    left: u32,
+}
+
+impl Iterator for Hops<'_> {
+    type Item = (Rate, Time);
+
+    fn next(&mut self) -> Option<(Rate, Time)> {
+        let p = self.next.take()?;
+        if self.left == 0 {
+            return None;
+        }
+        self.left -= 1;
+        let port = self.sim.ports().port(p);
+        if let NodeRef::Switch(s) = self.sim.port_loc[p.peer().idx()].0 {
+            let nh = self.sim.ctx.routes.next_hops(s, self.dst);
+            self.next = nh
+                .first()
+                .map(|&l| self.sim.switches[s as usize].ports[l as usize].id);
+        }
+        Some((port.rate, port.delay))
     }
 }

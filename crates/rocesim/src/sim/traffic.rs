@@ -83,8 +83,7 @@ impl Sim {
         let bdp = nic.irn.bdp_cap.map_or_else(
             || {
                 let rtt = self.base_rtt(src, dst, nic.mtu);
-                let path = self.path(src, dst);
-                let slowest = path.iter().map(|h| h.0).min();
+                let slowest = self.path(src, dst).map(|h| h.0).min();
                 slowest.map_or(0, |r| r.bytes_in(rtt))
             },
             |b| b.0,

@@ -256,8 +256,29 @@ fn tor_to_tor_defaults_and_errors() {
     )
     .unwrap_err();
     assert_eq!(e.key, "servers_per_tor");
-    let e = tor_to_tor(&topo, &TorToTor { pods: (0, 2), ..p }, 1, 0, &d26).unwrap_err();
+    let e = tor_to_tor(
+        &topo,
+        &TorToTor {
+            pods: (0, 2),
+            ..p.clone()
+        },
+        1,
+        0,
+        &d26,
+    )
+    .unwrap_err();
     assert_eq!((e.key, e.message.as_str()), ("pods", "pod 2 has no hosts"));
+    // 12 server pairs × 2 directions × 416,667 = 10,000,008 connections: one over the cap,
+    // refused before any is generated (a fuzz case with u32::MAX ran out of memory).
+    for connections in [416_667, u32::MAX] {
+        let big = TorToTor {
+            servers_per_tor: None,
+            connections,
+            ..p.clone()
+        };
+        let e = tor_to_tor(&topo, &big, 1, 0, &d26).unwrap_err();
+        assert_eq!(e.key, "connections", "{}", e.message);
+    }
 }
 
 #[test]

@@ -99,8 +99,23 @@ pub fn tor_to_tor(
     if p.connections == 0 {
         return Err(gen_err("connections", "must be at least 1".into()));
     }
+    let pairs: u64 = (ta.iter().zip(&tb))
+        .map(|((_, ha), (_, hb))| ha.len().min(hb.len()) as u64)
+        .map(|avail| p.servers_per_tor.map_or(avail, |n| avail.min(n as u64)))
+        .sum();
+    let total = pairs * 2 * u64::from(p.connections);
+    if total > crate::traffic::workload::MAX_GENERATED_FLOWS {
+        return Err(gen_err(
+            "connections",
+            format!(
+                "{total} connections ({pairs} server pairs, both directions, {} each); at most {}",
+                p.connections,
+                crate::traffic::workload::MAX_GENERATED_FLOWS
+            ),
+        ));
+    }
     let mut rng = workload_stream(seed, id, 0);
-    let mut flows = Vec::new();
+    let mut flows = Vec::with_capacity(total as usize);
     for ((sa, ha), (sb, hb)) in ta.iter().zip(&tb) {
         let avail = ha.len().min(hb.len());
         let n = match p.servers_per_tor {
