@@ -64,6 +64,31 @@ fn gen_err(key: &'static str, message: String) -> GenError {
     GenError { key, message }
 }
 
+/// Connections of ToR-to-ToR traffic between the ToRs `ta` and `tb` (paired in order), at most
+/// [`crate::traffic::workload::MAX_GENERATED_FLOWS`]: counted before any is generated.
+fn connection_count(
+    ta: &[(u32, Vec<u32>)],
+    tb: &[(u32, Vec<u32>)],
+    p: &TorToTor,
+) -> Result<u64, GenError> {
+    let pairs: u64 = (ta.iter().zip(tb))
+        .map(|((_, ha), (_, hb))| ha.len().min(hb.len()) as u64)
+        .map(|avail| p.servers_per_tor.map_or(avail, |n| avail.min(n as u64)))
+        .sum();
+    let total = pairs * 2 * u64::from(p.connections);
+    let max = crate::traffic::workload::MAX_GENERATED_FLOWS;
+    if total > max {
+        let each = p.connections;
+        return Err(gen_err(
+            "connections",
+            format!(
+                "{total} connections ({pairs} server pairs, both directions, {each} each); at most {max}"
+            ),
+        ));
+    }
+    Ok(total)
+}
+
 /// ToR i of pod A is paired with ToR i of pod B; server j of one ToR with server j of its
 /// peer; each pair opens `connections` connections in each direction, each with its own random
 /// UDP source port in 49152..=65535 (distinct within a pair and direction), so ECMP spreads
@@ -99,21 +124,7 @@ pub fn tor_to_tor(
     if p.connections == 0 {
         return Err(gen_err("connections", "must be at least 1".into()));
     }
-    let pairs: u64 = (ta.iter().zip(&tb))
-        .map(|((_, ha), (_, hb))| ha.len().min(hb.len()) as u64)
-        .map(|avail| p.servers_per_tor.map_or(avail, |n| avail.min(n as u64)))
-        .sum();
-    let total = pairs * 2 * u64::from(p.connections);
-    if total > crate::traffic::workload::MAX_GENERATED_FLOWS {
-        return Err(gen_err(
-            "connections",
-            format!(
-                "{total} connections ({pairs} server pairs, both directions, {} each); at most {}",
-                p.connections,
-                crate::traffic::workload::MAX_GENERATED_FLOWS
-            ),
-        ));
-    }
+    let total = connection_count(&ta, &tb, p)?;
     let mut rng = workload_stream(seed, id, 0);
     let mut flows = Vec::with_capacity(total as usize);
     for ((sa, ha), (sb, hb)) in ta.iter().zip(&tb) {
