@@ -1,5 +1,8 @@
 //! `summary.json`: the run's headline numbers (see docs/results.md).
 
+use std::collections::HashSet;
+
+use crate::monitor::results::FlowResult;
 use crate::monitor::RunResults;
 
 use super::json::{to_pretty, Json};
@@ -51,37 +54,50 @@ pub(crate) fn pfc_totals(results: &RunResults) -> (u64, u64, u64) {
 }
 
 /// Keys for `goodput_gbps`: the flow name, or `name#flow_id` when that name was already used, so
-/// no key repeats. The names are borrowed while checking (a million flows cost no extra string
-/// per flow for the check); only the rare `name#flow_id` keys are kept apart.
+/// no key repeats.
+///
+/// Most flows are named by their id (unnamed flows are). Ids are distinct, and a `name#id` key
+/// has a `#`, so such a name can only repeat another flow's name when some flow is named by
+/// a number that is not its own id; unless one is, only the other names are checked (a
+/// million id-named flows cost no set insertion).
 fn goodput_keys(results: &RunResults) -> Vec<String> {
-    use std::collections::HashSet;
-    let mut seen: HashSet<&str> = HashSet::with_capacity(results.flows.len());
+    let own_id = |f: &FlowResult| is_decimal(&f.name) && f.name.parse() == Ok(f.flow_id);
+    let numeric_other = (results.flows.iter()).any(|f| !own_id(f) && is_decimal(&f.name));
+    let mut seen: HashSet<&str> = HashSet::new();
     let mut owned: HashSet<String> = HashSet::new();
-    results
-        .flows
-        .iter()
-        .map(|f| {
-            let id;
-            let key: &str = if f.name.is_empty() {
-                id = f.flow_id.to_string();
-                &id
-            } else {
-                &f.name
-            };
-            if seen.contains(key) || owned.contains(key) {
-                let alt = format!("{key}#{}", f.flow_id);
-                owned.insert(alt.clone());
-                alt
-            } else {
-                if f.name.is_empty() {
-                    owned.insert(key.to_string());
-                } else {
-                    seen.insert(&f.name);
-                }
-                key.to_string()
-            }
-        })
-        .collect()
+    let mut keys = Vec::with_capacity(results.flows.len());
+    for f in &results.flows {
+        if !numeric_other && own_id(f) {
+            keys.push(f.name.clone());
+            continue;
+        }
+        let id;
+        let key: &str = if f.name.is_empty() {
+            id = f.flow_id.to_string();
+            &id
+        } else {
+            &f.name
+        };
+        if seen.contains(key) || owned.contains(key) {
+            let alt = format!("{key}#{}", f.flow_id);
+            owned.insert(alt.clone());
+            keys.push(alt);
+            continue;
+        }
+        if f.name.is_empty() {
+            owned.insert(key.to_string());
+        } else {
+            seen.insert(&f.name);
+        }
+        keys.push(key.to_string());
+    }
+    keys
+}
+
+/// Is `s` a decimal number as an id prints (digits, no sign, no leading zero)?
+fn is_decimal(s: &str) -> bool {
+    let b = s.as_bytes();
+    !b.is_empty() && b.iter().all(u8::is_ascii_digit) && (b.len() == 1 || b[0] != b'0')
 }
 
 /// The summary as an ordered JSON value.
@@ -303,11 +319,28 @@ mod tests {
             });
         }
         // Flow 1 repeats `a`; flow 3 has no name, so its id `3`; flow 4's own name `a#1` was
-        // taken by flow 1's key; flow 2's name `2` is not an id clash (ids are only keys of
-        // unnamed flows).
+        // taken by flow 1's key; flow 2 is named by its own id.
         assert_eq!(
             goodput_keys(&r),
             ["a", "a#1", "2", "3", "a#1#4", "b"].map(String::from)
         );
+        // A flow named by another's id: the later of the two gets `#id`, whichever it is.
+        r.flows[5].name = "3".into();
+        let k = goodput_keys(&r);
+        assert_eq!((k[3].as_str(), k[5].as_str()), ("3", "3#5"));
+        r.flows[1].name = "5".into();
+        r.flows[5].name = "5".into();
+        let k = goodput_keys(&r);
+        assert_eq!((k[1].as_str(), k[5].as_str()), ("5", "5#5"));
+        // Ids as unnamed flows' rows carry them (the name is the id) never clash.
+        r.flows = (0..1000)
+            .map(|i| FlowResult {
+                flow_id: i,
+                name: i.to_string(),
+                ..FlowResult::default()
+            })
+            .collect();
+        let k = goodput_keys(&r);
+        assert!(k.iter().enumerate().all(|(i, s)| *s == i.to_string()));
     }
 }
