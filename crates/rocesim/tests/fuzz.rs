@@ -311,6 +311,9 @@ fn check(
             // 1.4 M Poisson flows (about 1 us each to build and collect, 10 s on a loaded
             // machine). A hang or anything superlinear still fails.
             let took = started.elapsed();
+            if std::env::var("ROCESIM_FUZZ_TRACE").is_ok() && took > Duration::from_secs(3) {
+                eprintln!("slow: {took:?} for {flows} flows: {name} {sets:?}");
+            }
             let allowed = Duration::from_secs(10) + Duration::from_micros(5) * flows;
             if took > allowed {
                 return Err(format!(

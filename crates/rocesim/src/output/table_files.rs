@@ -14,22 +14,82 @@ use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
 
+#[cfg(test)]
 use super::fixed;
 
-/// The cell of row `i` of `col` as the CSV files print it.
-fn cell(col: &dyn Array, i: usize) -> io::Result<String> {
-    if col.is_null(i) {
-        return Ok(String::new());
+/// A column resolved to its type once, so that writing a cell does not look the type up.
+enum Column<'a> {
+    U64(&'a arrow_array::UInt64Array),
+    U32(&'a arrow_array::UInt32Array),
+    U16(&'a arrow_array::UInt16Array),
+    U8(&'a arrow_array::UInt8Array),
+    F64(&'a arrow_array::Float64Array),
+    Str(&'a arrow_array::StringArray),
+}
+
+impl<'a> Column<'a> {
+    fn of(col: &'a dyn Array) -> io::Result<Self> {
+        Ok(match col.data_type() {
+            DataType::UInt64 => Column::U64(col.as_primitive::<UInt64Type>()),
+            DataType::UInt32 => Column::U32(col.as_primitive::<UInt32Type>()),
+            DataType::UInt16 => Column::U16(col.as_primitive::<UInt16Type>()),
+            DataType::UInt8 => Column::U8(col.as_primitive::<UInt8Type>()),
+            DataType::Float64 => Column::F64(col.as_primitive::<Float64Type>()),
+            DataType::Utf8 => Column::Str(col.as_string::<i32>()),
+            other => return Err(io::Error::other(format!("no CSV form for {other}"))),
+        })
     }
-    Ok(match col.data_type() {
-        DataType::UInt64 => col.as_primitive::<UInt64Type>().value(i).to_string(),
-        DataType::UInt32 => col.as_primitive::<UInt32Type>().value(i).to_string(),
-        DataType::UInt16 => col.as_primitive::<UInt16Type>().value(i).to_string(),
-        DataType::UInt8 => col.as_primitive::<UInt8Type>().value(i).to_string(),
-        DataType::Float64 => fixed(col.as_primitive::<Float64Type>().value(i)),
-        DataType::Utf8 => col.as_string::<i32>().value(i).to_string(),
-        other => return Err(io::Error::other(format!("no CSV form for {other}"))),
-    })
+
+    fn is_null(&self, i: usize) -> bool {
+        match self {
+            Column::U64(c) => c.is_null(i),
+            Column::U32(c) => c.is_null(i),
+            Column::U16(c) => c.is_null(i),
+            Column::U8(c) => c.is_null(i),
+            Column::F64(c) => c.is_null(i),
+            Column::Str(c) => c.is_null(i),
+        }
+    }
+
+    /// Writes the cell of row `i` as the CSV files print it into `buf` (cleared first): a
+    /// null is an empty cell. One buffer serves every cell, so no cell allocates.
+    fn cell(&self, i: usize, buf: &mut String) {
+        use std::fmt::Write as _;
+        buf.clear();
+        if self.is_null(i) {
+            return;
+        }
+        let _ = match self {
+            Column::U64(c) => write!(buf, "{}", c.value(i)),
+            Column::U32(c) => write!(buf, "{}", c.value(i)),
+            Column::U16(c) => write!(buf, "{}", c.value(i)),
+            Column::U8(c) => write!(buf, "{}", c.value(i)),
+            Column::F64(c) => {
+                fixed_into(c.value(i), buf);
+                Ok(())
+            }
+            Column::Str(c) => {
+                buf.push_str(c.value(i));
+                Ok(())
+            }
+        };
+    }
+}
+
+/// [`fixed`] written into `buf` (empty for a non-finite value).
+fn fixed_into(x: f64, buf: &mut String) {
+    use std::fmt::Write as _;
+    if !x.is_finite() {
+        return;
+    }
+    let _ = write!(buf, "{x:.6}");
+    if buf.contains('.') {
+        let keep = buf.trim_end_matches('0').trim_end_matches('.').len();
+        buf.truncate(keep);
+    }
+    if buf == "-0" {
+        buf.replace_range(.., "0");
+    }
 }
 
 /// Writes `batch` as CSV, header first, one line per row (`\n` line ends).
@@ -37,13 +97,16 @@ pub fn write_csv(batch: &RecordBatch, w: &mut dyn Write) -> io::Result<()> {
     let mut out = super::tables::writer(w);
     let schema = batch.schema();
     out.write_record(schema.fields().iter().map(|f| f.name().as_str()))?;
-    let mut row = Vec::with_capacity(batch.num_columns());
+    let columns = (batch.columns().iter())
+        .map(|c| Column::of(c.as_ref()))
+        .collect::<io::Result<Vec<_>>>()?;
+    let mut buf = String::new();
     for i in 0..batch.num_rows() {
-        row.clear();
-        for c in batch.columns() {
-            row.push(cell(c.as_ref(), i)?);
+        for c in &columns {
+            c.cell(i, &mut buf);
+            out.write_field(&buf)?;
         }
-        out.write_record(&row)?;
+        out.write_record(None::<&[u8]>)?;
     }
     out.flush()
 }
@@ -60,4 +123,35 @@ pub fn write_parquet<W: Write + Send>(batch: &RecordBatch, w: W) -> io::Result<(
     writer.write(batch).map_err(io::Error::other)?;
     writer.close().map_err(io::Error::other)?;
     Ok(())
+}
+
+#[cfg(test)]
+mod csv_cell_tests {
+    use super::*;
+
+    #[test]
+    fn fixed_into_matches_fixed() {
+        let mut buf = String::new();
+        for x in [
+            0.0,
+            -0.0,
+            1.5,
+            3.0,
+            0.000001,
+            0.0000004,
+            -0.0000004,
+            -2.25,
+            1e20,
+            123.4567891,
+            f64::NAN,
+            f64::INFINITY,
+            1e-7,
+            10.0,
+            100.10,
+        ] {
+            buf.clear();
+            fixed_into(x, &mut buf);
+            assert_eq!(buf, fixed(x), "{x}");
+        }
+    }
 }
