@@ -9,10 +9,10 @@ pub struct FlowResult {
     pub flow_id: u32,
     /// Name from the scenario, or the id as text.
     pub name: String,
-    /// Sender host name.
-    pub src: String,
-    /// Receiver host name.
-    pub dst: String,
+    /// Sender host name (shared by every row of the host: a million rows hold no copy).
+    pub src: std::sync::Arc<str>,
+    /// Receiver host name (shared, as `src`).
+    pub dst: std::sync::Arc<str>,
     /// Message size; `None` for long-lived flows.
     pub size_bytes: Option<u64>,
     /// Start time, ns.

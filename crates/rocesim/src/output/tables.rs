@@ -154,8 +154,8 @@ pub fn write_flows<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
         out.write_record([
             f.flow_id.to_string(),
             f.name.clone(),
-            f.src.clone(),
-            f.dst.clone(),
+            f.src.to_string(),
+            f.dst.to_string(),
             opt(f.size_bytes),
             f.start_ns.to_string(),
             opt(f.end_ns),

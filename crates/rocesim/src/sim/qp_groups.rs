@@ -97,7 +97,8 @@ impl Sim {
         let Some(g) = &self.groups else { return rows };
         let warm = self.scenario.sim.warmup.min(now);
         let window = now.saturating_sub(warm).ps() as f64;
-        let host = |h: u32| self.scenario.topology.hosts[h as usize].name.clone();
+        let names = self.host_names();
+        let host = |h: u32| names[h as usize].clone();
         (g.specs.iter().enumerate())
             .map(|(i, spec)| {
                 let qs = &rows[g.first[i] as usize..g.first[i + 1] as usize];

@@ -79,7 +79,8 @@ impl Sim {
         let warm = sc.sim.warmup.min(now);
         let window = now.saturating_sub(warm);
         let inflight = self.inflight_by_flow();
-        let host = |h: u32| sc.topology.hosts[h as usize].name.clone();
+        let names = self.host_names();
+        let host = |h: u32| names[h as usize].clone();
         let is_row = |spec: &FlowSpec| !matches!(spec.kind, FlowKind::Probe(_));
         // Sized exactly: grown by doubling, a million rows of 280 B would reserve up to twice
         // that and hold both buffers while it moves them (the peak of a long run).
@@ -131,6 +132,13 @@ impl Sim {
             });
         rows.extend(all);
         rows
+    }
+
+    /// Every host's name, shared by the rows that name it.
+    pub(super) fn host_names(&self) -> Vec<std::sync::Arc<str>> {
+        (self.scenario.topology.hosts.iter())
+            .map(|h| std::sync::Arc::from(h.name.as_str()))
+            .collect()
     }
 
     /// Loss-recovery counters of the TCP flows.
