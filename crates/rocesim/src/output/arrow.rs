@@ -139,23 +139,34 @@ fn can_be_null(name: &str) -> bool {
 
 /// Every table of `results`, in [`ARROW_TABLES`] order, as `(name, batch)`.
 pub fn arrow_tables(results: &RunResults) -> Result<Vec<(&'static str, RecordBatch)>, ArrowError> {
-    Ok(vec![
-        ("flows", flows(results)?),
-        ("tcp_flows", tcp_flows(results)?),
-        ("ports", ports(results)?),
-        ("port_queues", port_queues(results)?),
-        ("links", links(results)?),
-        ("pfc", pfc(results)?),
-        ("pause_intervals", pause_intervals(results)?),
-        ("throughput", throughput(results)?),
-        ("queues", queues(results)?),
-        ("rates", rates(results)?),
-        ("deadlocks", deadlocks(results)?),
-        ("pingmesh", pingmesh(results)?),
-        ("nics", nics(results)?),
-        ("isolation", isolation(results)?),
-        ("counters", counters(results)?),
-    ])
+    (ARROW_TABLES.iter())
+        .map(|&(name, _)| Ok((name, arrow_table(results, name)?)))
+        .collect()
+}
+
+/// Table `name` (a name of [`ARROW_TABLES`]) as a batch; an unknown name gives an error. The
+/// writers build one table at a time, so the big ones (flows) are not held together.
+pub fn arrow_table(results: &RunResults, name: &str) -> Result<RecordBatch, ArrowError> {
+    match name {
+        "flows" => flows(results),
+        "tcp_flows" => tcp_flows(results),
+        "ports" => ports(results),
+        "port_queues" => port_queues(results),
+        "links" => links(results),
+        "pfc" => pfc(results),
+        "pause_intervals" => pause_intervals(results),
+        "throughput" => throughput(results),
+        "queues" => queues(results),
+        "rates" => rates(results),
+        "deadlocks" => deadlocks(results),
+        "pingmesh" => pingmesh(results),
+        "nics" => nics(results),
+        "isolation" => isolation(results),
+        "counters" => counters(results),
+        other => Err(ArrowError::InvalidArgumentError(format!(
+            "no result table `{other}`"
+        ))),
+    }
 }
 
 /// flows.csv as a batch.

@@ -195,6 +195,7 @@ fn column_declarations_match_headers_and_docs() {
     )
     .unwrap();
     let tables = arrow_tables(&RunResults::default()).unwrap();
+    assert!(super::arrow::arrow_table(&RunResults::default(), "no_such_table").is_err());
     for ((_, file), (_, batch)) in ARROW_TABLES.iter().zip(&tables) {
         let section = docs
             .split("\n## ")

@@ -136,18 +136,18 @@ pub fn write_results(
     format: TableFormat,
 ) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir.join("timeseries"))?;
-    let tables = arrow::arrow_tables(results).map_err(io::Error::other)?;
     let mut written = Vec::new();
     for name in RESULT_FILES.iter().chain(&OPTIONAL_FILES) {
         if !is_written(results, name, report) {
             continue;
         }
-        let batch = arrow::ARROW_TABLES
-            .iter()
-            .zip(&tables)
-            .find(|((_, file), _)| file == name)
-            .map(|(_, (_, b))| b);
-        let Some(batch) = batch else {
+        // One table at a time, dropped once written: a million flows' batch is not held
+        // while the other files are written.
+        let table = (arrow::ARROW_TABLES.iter()).find(|(_, file)| file == name);
+        let batch = table
+            .map(|&(t, _)| arrow::arrow_table(results, t).map_err(io::Error::other))
+            .transpose()?;
+        let Some(batch) = batch.as_ref() else {
             // summary.json and report.html
             written.push(create(dir, name, |w| write_file(results, name, w))?);
             continue;
@@ -198,11 +198,11 @@ pub fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Re
         "summary.json" => w.write_all(summary_json(results).as_bytes()),
         "report.html" => w.write_all(report_html(results).as_bytes()),
         _ => {
-            let Some(i) = arrow::ARROW_TABLES.iter().position(|(_, f)| *f == name) else {
+            let Some(&(table, _)) = arrow::ARROW_TABLES.iter().find(|(_, f)| *f == name) else {
                 return Err(io::Error::other(format!("unknown result file {name}")));
             };
-            let tables = arrow::arrow_tables(results).map_err(io::Error::other)?;
-            write_csv_table(results, name, &tables[i].1, w)
+            let batch = arrow::arrow_table(results, table).map_err(io::Error::other)?;
+            write_csv_table(results, name, &batch, w)
         }
     }
 }
