@@ -36,9 +36,12 @@ pub struct Switch {
     pub pfc_enable: u8,
     /// TC → egress queue (SONiC `TC_TO_QUEUE_MAP`).
     pub tc_to_queue: [QueueId; 8],
-    /// DSCP → TC of each ingress port, by local port index (SONiC `DSCP_TO_TC_MAP` bound
-    /// per port by `PORT_QOS_MAP`).
-    pub dscp_to_tc: Vec<[u8; 64]>,
+    /// DSCP → TC of the ingress ports (SONiC `DSCP_TO_TC_MAP`) when they all share one map:
+    /// one table per switch, read from the switch's own lines instead of a per-port table.
+    pub dscp_to_tc: [u8; 64],
+    /// DSCP → TC of each ingress port, by local port index, when ports are bound to different
+    /// maps (`PORT_QOS_MAP`); empty when every port uses `dscp_to_tc`.
+    pub port_dscp_to_tc: Vec<[u8; 64]>,
     /// TC → ingress priority group (SONiC `TC_TO_PRIORITY_GROUP_MAP`).
     pub tc_to_pg: [Priority; 8],
     /// For each PG, the PFC-enabled priorities mapped to it (what its XOFF pauses).
@@ -145,7 +148,11 @@ impl Switch {
     /// The TC of DSCP `dscp` arriving on local port `in_local`.
     #[inline]
     pub fn tc_of(&self, in_local: u16, dscp: u8) -> Priority {
-        Priority(self.dscp_to_tc[in_local as usize][(dscp & 63) as usize])
+        let map = match self.port_dscp_to_tc.get(in_local as usize) {
+            Some(m) => m,
+            None => &self.dscp_to_tc,
+        };
+        Priority(map[(dscp & 63) as usize])
     }
 
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a

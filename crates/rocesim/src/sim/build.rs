@@ -14,7 +14,7 @@ use crate::fabric::headroom::{auto_headroom, resolve, response_delay};
 use crate::fabric::int::IntPool;
 use crate::fabric::isolation::Isolation;
 use crate::fabric::mmu::Mmu;
-use crate::fabric::params::{EcmpHash, QueueSched};
+use crate::fabric::params::{EcmpHash, QueueSched, SwitchParams};
 use crate::fabric::port::Port;
 use crate::fabric::routing::{GraphNode, RoutingTable};
 use crate::fabric::switch::Switch;
@@ -257,7 +257,8 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         pfc_quanta: p.pfc_quanta,
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
-        dscp_to_tc: (0..n).map(|port| *p.dscp_to_tc_of(port)).collect(),
+        dscp_to_tc: p.dscp_to_tc,
+        port_dscp_to_tc: port_dscp_maps(p, n),
         tc_to_pg: p.tc_to_pg.map(Priority),
         pg_prios: p.pg_priorities(),
         pg_identity: p.tc_to_pg == [0, 1, 2, 3, 4, 5, 6, 7],
@@ -284,6 +285,15 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         }),
         ports,
     }
+}
+
+/// The per-port DSCP → TC maps of a switch with `n` ports: empty when every port uses the
+/// switch's default map (the common case, classified from one table), else one per port.
+fn port_dscp_maps(p: &SwitchParams, n: usize) -> Vec<[u8; 64]> {
+    if (0..n).all(|port| *p.dscp_to_tc_of(port) == p.dscp_to_tc) {
+        return Vec::new();
+    }
+    (0..n).map(|port| *p.dscp_to_tc_of(port)).collect()
 }
 
 /// Switch `s`'s ECMP salt: its own, or one shared by every switch when hashing is polarized;
