@@ -317,7 +317,7 @@ impl Switch {
         if e.int {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
-            let sent = ctx.monitor.tx_port_bytes[port.id.idx()];
+            let sent = port.tx_bytes;
             let pkt = ctx.packets.get_mut(e.pkt);
             let (h, hop) = (pkt.aux, pkt.int_hops);
             pkt.int_hops = pkt.int_hops.saturating_add(1);
