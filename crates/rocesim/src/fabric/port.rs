@@ -94,6 +94,9 @@ pub struct Port {
     pub wd_drop: u8,
     /// Queues served by strict priority (the others share by DWRR).
     pub strict: u8,
+    /// Queues that ECN-mark (bitmask; SONiC binds `QUEUE.wred_profile` per port and queue):
+    /// kept here, in the line every enqueue reads, for the switch's marker.
+    pub ecn_queues: u8,
     /// Pause timers of the egress priorities (set by the peer's PFC frames); its `mask` is
     /// the last byte of line 0.
     pub pause: EgressPause,
@@ -163,6 +166,7 @@ impl Port {
             pfc_quanta: [0; 8],
             sched: Scheduler::new(kinds),
             strict: Scheduler::strict_mask(kinds),
+            ecn_queues: 0,
             queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7].map(QueueId),
         }
     }
@@ -305,6 +309,7 @@ mod tests {
             offset_of!(Port, id) + 4,
             offset_of!(Port, wd_drop) + 1,
             offset_of!(Port, strict) + 1,
+            offset_of!(Port, ecn_queues) + 1,
             offset_of!(Port, pause) + offset_of!(EgressPause, mask) + 1,
         ] {
             assert!(end <= 64, "field ends at byte {end}");

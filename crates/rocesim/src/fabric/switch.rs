@@ -228,7 +228,7 @@ impl Switch {
         if !cut_through {
             self.ports[outl].enqueue(q, entry);
         }
-        if let Some(e) = self.marker.marks(outl, q) {
+        if let Some(e) = self.marker.marks(self.ports[outl].ecn_queues, q) {
             let depth = self.mmu.queue_bytes(outl, q);
             let id = self.ports[outl].id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
@@ -300,7 +300,7 @@ impl Switch {
             None => Priority(ctx.packets.get(e.pkt).tc),
             Some(iso) => iso.wire_prio(q, e.tc),
         };
-        if let Some(ecn) = self.marker.marks(out, q) {
+        if let Some(ecn) = self.marker.marks(self.ports[out].ecn_queues, q) {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let mmu = &self.mmu;

@@ -188,8 +188,9 @@ fn plan_ports(sc: &Scenario) -> PortPlan {
             let mut port = Port::new(me, local, pid, i as u32, l.rate, l.delay, sched);
             port.pfc_response = response_delay(configured, l.rate);
             if let NodeRef::Switch(s) = me {
-                let map = sc.switches[s as usize].tc_to_queue;
-                port.queue_of_prio = map.map(QueueId);
+                let sw = &sc.switches[s as usize];
+                port.queue_of_prio = sw.tc_to_queue.map(QueueId);
+                port.ecn_queues = sw.ecn_queues_of(local as usize);
             }
             ports.push(port);
         }
@@ -265,7 +266,6 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         xoff: vec![Default::default(); n],
         mmu,
         marker: EcnMarker {
-            queues: (0..n).map(|port| p.ecn_queues_of(port)).collect(),
             detection: p.detection,
             params: p.ecn,
             rng: stream(sc.sim.seed, StreamKind::Switch, s as u64),
