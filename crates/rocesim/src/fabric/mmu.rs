@@ -127,8 +127,11 @@ impl Mmu {
     #[inline]
     fn reserved_of(&self, pg: Priority) -> u64 {
         // A PG is below 8 (an index beyond would fail at the accounting vectors anyway).
-        let lossless = (self.lossless_pgs >> (pg.idx() & 7)) & 1;
-        self.reserved_lossless & 0u64.wrapping_sub(u64::from(lossless))
+        if self.lossless_pgs & pg.bit() != 0 {
+            self.reserved_lossless
+        } else {
+            0
+        }
     }
 
     /// Free bytes of the shared pool.
