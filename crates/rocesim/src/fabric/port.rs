@@ -322,7 +322,11 @@ mod tests {
         assert_eq!(start % 64, 0, "the wire starts a cache line");
         // `Loss` is `repr(u8)`: its tag is its first byte.
         let loss_tag = offset_of!(Channel, loss) + 1;
-        for end in [offset_of!(Channel, in_flight) + 32, offset_of!(Channel, up) + 1, loss_tag] {
+        for end in [
+            offset_of!(Channel, in_flight) + 32,
+            offset_of!(Channel, up) + 1,
+            loss_tag,
+        ] {
             assert!(end <= 64, "wire field ends at byte {end} of its line");
         }
     }

@@ -457,7 +457,7 @@ mod tests {
         assert_eq!(line2, [2; 4]);
         let mmu = offset_of!(Switch, mmu);
         assert_eq!(mmu, 192, "the MMU's hot part starts line 3");
-        assert!(Mmu::HOT_BYTES <= 128, "and fills lines 3 and 4");
+        const { assert!(Mmu::HOT_BYTES <= 128, "and fills lines 3 and 4") };
         let active = offset_of!(Switch, forwarding) + offset_of!(ForwardingFaults, active);
         assert_eq!(line_of(active, 1), 5);
     }
