@@ -91,4 +91,12 @@ mod tests {
         pool.seal(b, 8);
         assert_eq!(pool.get(b).nhop as usize, MAX_INT_HOPS);
     }
+
+    #[test]
+    fn no_hop_slot_straddles_two_cache_lines() {
+        use crate::nic::cc::IntHop;
+        assert_eq!(std::mem::size_of::<IntHop>(), 32);
+        assert_eq!(std::mem::align_of::<IntRecord>(), 32);
+        assert_eq!(std::mem::offset_of!(IntRecord, hops), 0);
+    }
 }
