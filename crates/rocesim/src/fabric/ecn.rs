@@ -33,13 +33,10 @@ pub fn red_decide(e: &EcnParams, q: u64, rng: &mut SimRng) -> bool {
     p > 0.0 && (p >= 1.0 || rng.random::<f64>() < p)
 }
 
-/// A switch's ECN marking: which queues mark, how congestion is detected, and the switch's
-/// random stream for RED.
+/// A switch's ECN marking: how congestion is detected, and the switch's random stream for
+/// RED. Which queues mark is each port's [`super::port::Port::ecn_queues`].
 #[derive(Debug)]
 pub struct EcnMarker {
-    /// Queues that mark on each port, by local port index (bitmask; 0 = none, and the
-    /// marking code is skipped). SONiC binds `QUEUE.wred_profile` per port and queue.
-    pub queues: Vec<u8>,
     /// How congestion is detected.
     pub detection: Detection,
     /// Marking parameters, if configured.
@@ -49,11 +46,12 @@ pub struct EcnMarker {
 }
 
 impl EcnMarker {
-    /// Does queue `q` of local port `port` mark? (A cheap test on the hot path: one
-    /// indexed load and a bit test.)
+    /// Does queue `q` of a port whose marking queues are `ecn_queues` (its
+    /// [`super::port::Port::ecn_queues`]) mark? (A bit test on the hot path; 0 = none, and
+    /// the marking code is skipped.)
     #[inline]
-    pub fn marks(&self, port: usize, q: QueueId) -> Option<EcnParams> {
-        if self.queues[port] & q.bit() == 0 {
+    pub fn marks(&self, ecn_queues: u8, q: QueueId) -> Option<EcnParams> {
+        if ecn_queues & q.bit() == 0 {
             return None;
         }
         self.params

@@ -7,8 +7,9 @@ use super::switch::Switch;
 use crate::engine::Ctx;
 use crate::packet::flags;
 
-/// A switch's forwarding faults.
+/// A switch's forwarding faults. `repr(C)`: `active`, read for every frame, comes first.
 #[derive(Clone, Debug, Default)]
+#[repr(C)]
 pub struct ForwardingFaults {
     /// Some fault is active: check them per packet.
     pub active: bool,

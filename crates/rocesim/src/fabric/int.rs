@@ -2,7 +2,9 @@
 //! collects at every egress port it leaves, echoed back to the sender in its ACK.
 //!
 //! Records live in one pool shared by every switch and NIC; a packet carries its record's
-//! handle (and its hop count), so the per-hop stamp writes the record without reading it.
+//! handle (and its hop count), so the per-hop stamp writes only its hop's slot, without
+//! reading the record; the receiver copies the hop count into the record once
+//! ([`IntPool::seal`]) before echoing it.
 
 use crate::nic::cc::{IntHop, IntRecord, MAX_INT_HOPS};
 use crate::units::{Rate, Time};
@@ -40,7 +42,9 @@ impl IntPool {
 
     /// Stamp hop number `hop` (the packet's hop count before this hop) of record `h`: the
     /// egress queue depth `qlen` (bytes), the port's cumulative transmitted wire bytes, the
-    /// time and the line rate. Hops beyond [`MAX_INT_HOPS`] are not recorded.
+    /// time and the line rate. Hops beyond [`MAX_INT_HOPS`] are not recorded. The record's
+    /// hop count is set once at the receiver ([`IntPool::seal`]), not per hop, so that a
+    /// stamp touches only its hop's slot.
     #[inline]
     pub fn stamp(&mut self, h: u32, hop: u8, now: Time, qlen: u64, tx_bytes: u64, rate: Rate) {
         let r = &mut self.records[h as usize];
@@ -51,8 +55,15 @@ impl IntPool {
                 ts: now,
                 rate,
             };
-            r.nhop = hop + 1;
         }
+    }
+
+    /// The packet of record `h` reached its receiver after `hops` stamped hops (its
+    /// [`crate::packet::Packet::int_hops`]): set the record's hop count, at most
+    /// [`MAX_INT_HOPS`] (the hops beyond were not recorded).
+    #[inline]
+    pub fn seal(&mut self, h: u32, hops: u8) {
+        self.records[h as usize].nhop = hops.min(MAX_INT_HOPS as u8);
     }
 }
 
@@ -66,6 +77,8 @@ mod tests {
         let a = pool.alloc();
         pool.stamp(a, 0, Time(5), 100, 1000, Rate::gbps(100));
         pool.stamp(a, 1, Time(9), 200, 2000, Rate::gbps(40));
+        assert_eq!(pool.get(a).nhop, 0, "the hop count is set by the receiver");
+        pool.seal(a, 2);
         assert_eq!(pool.get(a).nhop, 2);
         assert_eq!(pool.get(a).hops[1].qlen, 200);
         pool.free(a);
@@ -75,6 +88,15 @@ mod tests {
         for hop in 0..8 {
             pool.stamp(b, hop, Time(1), 1, 1, Rate::gbps(1));
         }
+        pool.seal(b, 8);
         assert_eq!(pool.get(b).nhop as usize, MAX_INT_HOPS);
+    }
+
+    #[test]
+    fn no_hop_slot_straddles_two_cache_lines() {
+        use crate::nic::cc::IntHop;
+        assert_eq!(std::mem::size_of::<IntHop>(), 32);
+        assert_eq!(std::mem::align_of::<IntRecord>(), 32);
+        assert_eq!(std::mem::offset_of!(IntRecord, hops), 0);
     }
 }

@@ -14,6 +14,7 @@ use crate::units::Time;
 /// A loss process on a channel (fault injection). It applies to data packets only, or with
 /// `all` to every frame (ACK, NAK, CNP and PFC frames too).
 #[derive(Clone, Copy, Debug, PartialEq)]
+#[repr(u8)]
 pub enum Loss {
     /// No injected loss.
     None,
@@ -36,8 +37,10 @@ pub enum Loss {
     },
 }
 
-/// The channel leaving one port toward its peer.
+/// The channel leaving one port toward its peer. `repr(C)`: what every transmit and arrival
+/// reads (the FIFO, `up`, the loss process's kind) comes first, in one cache line.
 #[derive(Debug)]
+#[repr(C)]
 pub struct Channel {
     /// Frames in flight: (arrival time of the last bit at the peer, packet handle).
     pub in_flight: VecDeque<(crate::units::Time, u32)>,

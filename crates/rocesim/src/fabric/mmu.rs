@@ -38,31 +38,38 @@ struct QueueAcct {
     max: u64,
 }
 
-/// Shared-buffer accounting of one switch.
+/// Shared-buffer accounting of one switch. `repr(C)`: what admission and release read comes
+/// first, in [`Mmu::HOT_BYTES`] bytes (two cache lines inside a switch).
 #[derive(Clone, Debug)]
+#[repr(C)]
 pub struct Mmu {
+    // First line: the accounting vectors and the pool in use.
+    pg: Vec<PgAcct>,
+    q: Vec<QueueAcct>,
+    /// Number of ports.
+    ports: usize,
+    /// Bytes of the shared pool in use.
+    pub shared_used: u64,
+    // Second line: sizes and thresholds.
+    /// Reserved bytes of each lossless PG (`lossless.reserved`; lossy PGs reserve none here).
+    reserved_lossless: u64,
+    /// Bytes of the shared pool (buffer minus all reserved space and headroom).
+    pub shared_pool: u64,
+    /// Headroom bytes in use, all PGs.
+    pub hdrm_used: u64,
+    xoff: u64,
+    xon: u64,
+    lossy_limit: u64,
+    lossy_reserved: u64,
     mode: BufferMode,
     lossless_th: i8,
     lossy_th: i8,
-    xoff: u64,
-    xon: u64,
+    /// Lossless PGs (bitmask): the PGs that reserve `reserved_lossless`.
+    lossless_pgs: u8,
+    // Colder.
     xon_offset: u64,
-    lossy_limit: u64,
-    lossy_reserved: u64,
-    /// Reserved bytes of each PG: `lossless.reserved` for the lossless ones, 0 for the others.
-    reserved_pg: [u64; 8],
-    /// Bytes of the shared pool (buffer minus all reserved space and headroom).
-    pub shared_pool: u64,
     /// Headroom of each lossless PG, per local port.
     pub headroom: Vec<u64>,
-    pg: Vec<PgAcct>,
-    q: Vec<QueueAcct>,
-    /// Bytes of the shared pool in use.
-    pub shared_used: u64,
-    /// Headroom bytes in use, all PGs.
-    pub hdrm_used: u64,
-    /// Number of ports.
-    ports: usize,
 }
 
 fn scale(free: u64, th: i8) -> u64 {
@@ -102,13 +109,8 @@ impl Mmu {
             xon_offset: p.lossless.xon_offset.0,
             lossy_limit: p.lossy.limit.0,
             lossy_reserved: p.lossy.reserved.0,
-            reserved_pg: std::array::from_fn(|pg| {
-                if lossless_mask & (1 << pg) != 0 {
-                    p.lossless.reserved.0
-                } else {
-                    0
-                }
-            }),
+            reserved_lossless: p.lossless.reserved.0,
+            lossless_pgs: lossless_mask,
             shared_pool: buffer - set_aside,
             headroom,
             pg: vec![PgAcct::default(); ports * 8],
@@ -119,10 +121,17 @@ impl Mmu {
         })
     }
 
+    /// Bytes of the hot part of the struct (the fields before `xon_offset`).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Mmu, xon_offset);
+
     #[inline]
     fn reserved_of(&self, pg: Priority) -> u64 {
         // A PG is below 8 (an index beyond would fail at the accounting vectors anyway).
-        self.reserved_pg[pg.idx() & 7]
+        if self.lossless_pgs & pg.bit() != 0 {
+            self.reserved_lossless
+        } else {
+            0
+        }
     }
 
     /// Free bytes of the shared pool.

@@ -75,8 +75,9 @@ pub struct Port {
     pub delay: Time,
     /// Line rate.
     pub rate: Rate,
-    /// The node it belongs to.
-    pub node: NodeRef,
+    /// Wire bytes transmitted, all priorities (the INT `txBytes` of HPCC): kept in the
+    /// line every transmit writes, so counting and stamping it costs no other line.
+    pub tx_bytes: u64,
     /// Its network-wide id (counters and events name it by this).
     pub id: PortId,
     /// Its index on that node.
@@ -93,6 +94,9 @@ pub struct Port {
     pub wd_drop: u8,
     /// Queues served by strict priority (the others share by DWRR).
     pub strict: u8,
+    /// Queues that ECN-mark (bitmask; SONiC binds `QUEUE.wred_profile` per port and queue):
+    /// kept here, in the line every enqueue reads, for the switch's marker.
+    pub ecn_queues: u8,
     /// Pause timers of the egress priorities (set by the peer's PFC frames); its `mask` is
     /// the last byte of line 0.
     pub pause: EgressPause,
@@ -107,11 +111,14 @@ pub struct Port {
     pub pfc_response: Time,
     /// The peer's response delay: added to the arrival of the pause frames this port sends.
     pub peer_response: Time,
-    /// The wire leaving this port toward its peer.
+    /// The wire leaving this port toward its peer (its head, its state and its loss process's
+    /// kind share one cache line: see the test below).
     pub wire: Channel,
     /// Frames received on this port waiting out the switch's forwarding latency, in arrival
     /// order (the latency is constant, so they leave in that order).
     pub pipeline: Channel,
+    /// The node it belongs to.
+    pub node: NodeRef,
     /// Index of the link in the topology.
     pub link: u32,
     /// The peer is a host (a server-facing port).
@@ -140,6 +147,7 @@ impl Port {
             link,
             faces_host: false,
             rate,
+            tx_bytes: 0,
             ps_per_byte: rate.ps_per_byte().unwrap_or(0),
             delay,
             pfc_response: Time::ZERO,
@@ -158,6 +166,7 @@ impl Port {
             pfc_quanta: [0; 8],
             sched: Scheduler::new(kinds),
             strict: Scheduler::strict_mask(kinds),
+            ecn_queues: 0,
             queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7].map(QueueId),
         }
     }
@@ -247,6 +256,7 @@ impl Port {
         let arrive = self.busy_until + self.delay;
         let more = self.nonempty != 0 || self.pfc_pending != 0;
         ctx.monitor.count_tx(self.id, tc, wire);
+        self.tx_bytes += wire as u64;
         let ch = &mut self.wire;
         let lost = !ch.up
             || ch.loss != Loss::None
@@ -295,13 +305,29 @@ mod tests {
         for end in [
             offset_of!(Port, busy_until) + 8,
             offset_of!(Port, ps_per_byte) + 8,
-            offset_of!(Port, node) + std::mem::size_of::<NodeRef>(),
+            offset_of!(Port, tx_bytes) + 8,
             offset_of!(Port, id) + 4,
             offset_of!(Port, wd_drop) + 1,
             offset_of!(Port, strict) + 1,
+            offset_of!(Port, ecn_queues) + 1,
             offset_of!(Port, pause) + offset_of!(EgressPause, mask) + 1,
         ] {
             assert!(end <= 64, "field ends at byte {end}");
+        }
+    }
+
+    #[test]
+    fn wire_head_state_and_loss_kind_share_a_cache_line() {
+        let start = offset_of!(Port, wire);
+        assert_eq!(start % 64, 0, "the wire starts a cache line");
+        // `Loss` is `repr(u8)`: its tag is its first byte.
+        let loss_tag = offset_of!(Channel, loss) + 1;
+        for end in [
+            offset_of!(Channel, in_flight) + 32,
+            offset_of!(Channel, up) + 1,
+            loss_tag,
+        ] {
+            assert!(end <= 64, "wire field ends at byte {end} of its line");
         }
     }
 }

@@ -20,47 +20,59 @@ use crate::engine::Ctx;
 use crate::ids::{Priority, QueueId};
 use crate::packet::flags;
 
-/// One switch.
+/// One switch. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
+/// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, latency,
+/// isolation), line 1 (the DSCP map), line 2 (ids and the TC maps), then the MMU's hot
+/// lines and the forwarding-fault flag (see the layout test at the end of this file).
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Switch {
+    // Line 0.
+    /// Its ports, by local index.
+    pub ports: Vec<Port>,
+    /// Ingress XOFF held per local port: the priorities for which it holds its peer paused.
+    pub xoff: Vec<XoffState>,
+    /// Fixed forwarding latency between a frame's arrival and its forwarding decision.
+    pub latency: crate::units::Time,
+    /// Congestion isolation (IEEE 802.1Qcz), if enabled.
+    pub isolation: Option<Box<super::isolation::Isolation>>,
+    // Line 1.
+    /// DSCP → TC of the ingress ports (SONiC `DSCP_TO_TC_MAP`) when they all share one map:
+    /// one table per switch, read from the switch's own lines instead of a per-port table.
+    pub dscp_to_tc: [u8; 64],
+    // Line 2.
+    /// DSCP → TC of each ingress port, by local port index, when ports are bound to different
+    /// maps (`PORT_QOS_MAP`); empty when every port uses `dscp_to_tc`.
+    pub port_dscp_to_tc: Vec<[u8; 64]>,
     /// Its index in the topology's switch list.
     pub id: u32,
     /// ECMP salt (per switch, so that tiers do not polarize); with ns-3's hash, its seed
     /// (the switch's ns-3 node id).
     pub salt: u32,
-    /// ECMP hashes as ns-3 does ([`super::ns3_hash`]) instead of rocesim's salted hash.
-    pub ns3_hash: bool,
-    /// Quanta of the pause frames it sends.
-    pub pfc_quanta: u16,
-    /// Lossless traffic classes (bitmask of priorities).
-    pub pfc_enable: u8,
     /// TC → egress queue (SONiC `TC_TO_QUEUE_MAP`).
     pub tc_to_queue: [QueueId; 8],
-    /// DSCP → TC of each ingress port, by local port index (SONiC `DSCP_TO_TC_MAP` bound
-    /// per port by `PORT_QOS_MAP`).
-    pub dscp_to_tc: Vec<[u8; 64]>,
     /// TC → ingress priority group (SONiC `TC_TO_PRIORITY_GROUP_MAP`).
     pub tc_to_pg: [Priority; 8],
     /// For each PG, the PFC-enabled priorities mapped to it (what its XOFF pauses).
     pub pg_prios: [u8; 8],
+    /// Quanta of the pause frames it sends.
+    pub pfc_quanta: u16,
+    /// Lossless traffic classes (bitmask of priorities).
+    pub pfc_enable: u8,
+    /// ECMP hashes as ns-3 does ([`super::ns3_hash`]) instead of rocesim's salted hash.
+    pub ns3_hash: bool,
     /// `tc_to_pg` is the identity: a queued entry's PG is also its wire priority.
     pub pg_identity: bool,
-    /// Its ports, by local index.
-    pub ports: Vec<Port>,
-    /// Ingress XOFF held per local port: the priorities for which it holds its peer paused.
-    pub xoff: Vec<XoffState>,
+    // Lines 3 and 4 (its hot part), then the forwarding-fault flag.
     /// The shared buffer.
     pub mmu: Mmu,
-    /// ECN marking / congestion detection at egress.
-    pub marker: EcnMarker,
     /// Static routes and aged MAC entries (forwarding faults).
     pub forwarding: ForwardingFaults,
+    // Colder.
+    /// ECN marking / congestion detection at egress.
+    pub marker: EcnMarker,
     /// The PFC storm watchdog, if configured.
     pub watchdog: Option<PfcWatchdog>,
-    /// Fixed forwarding latency between a frame's arrival and its forwarding decision.
-    pub latency: crate::units::Time,
-    /// Congestion isolation (IEEE 802.1Qcz), if enabled.
-    pub isolation: Option<Box<super::isolation::Isolation>>,
 }
 
 impl Switch {
@@ -145,7 +157,11 @@ impl Switch {
     /// The TC of DSCP `dscp` arriving on local port `in_local`.
     #[inline]
     pub fn tc_of(&self, in_local: u16, dscp: u8) -> Priority {
-        Priority(self.dscp_to_tc[in_local as usize][(dscp & 63) as usize])
+        let map = match self.port_dscp_to_tc.get(in_local as usize) {
+            Some(m) => m,
+            None => &self.dscp_to_tc,
+        };
+        Priority(map[(dscp & 63) as usize])
     }
 
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
@@ -221,7 +237,7 @@ impl Switch {
         if !cut_through {
             self.ports[outl].enqueue(q, entry);
         }
-        if let Some(e) = self.marker.marks(outl, q) {
+        if let Some(e) = self.marker.marks(self.ports[outl].ecn_queues, q) {
             let depth = self.mmu.queue_bytes(outl, q);
             let id = self.ports[outl].id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
@@ -293,7 +309,7 @@ impl Switch {
             None => Priority(ctx.packets.get(e.pkt).tc),
             Some(iso) => iso.wire_prio(q, e.tc),
         };
-        if let Some(ecn) = self.marker.marks(out, q) {
+        if let Some(ecn) = self.marker.marks(self.ports[out].ecn_queues, q) {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let mmu = &self.mmu;
@@ -310,7 +326,7 @@ impl Switch {
         if e.int {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
-            let sent = ctx.monitor.tx_port_bytes[port.id.idx()];
+            let sent = port.tx_bytes;
             let pkt = ctx.packets.get_mut(e.pkt);
             let (h, hop) = (pkt.aux, pkt.int_hops);
             pkt.int_hops = pkt.int_hops.saturating_add(1);
@@ -407,5 +423,42 @@ impl Switch {
             }
         }
         self.ports[l as usize].flush_wire(ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::offset_of;
+
+    /// Index of the cache line (of an aligned switch) where a field of `size` bytes at
+    /// `offset` ends.
+    fn line_of(offset: usize, size: usize) -> usize {
+        (offset + size - 1) / 64
+    }
+
+    #[test]
+    fn per_frame_fields_fill_few_cache_lines() {
+        assert_eq!(std::mem::align_of::<Switch>(), 64);
+        let line0 = [
+            line_of(offset_of!(Switch, ports), 24),
+            line_of(offset_of!(Switch, xoff), 24),
+            line_of(offset_of!(Switch, latency), 8),
+            line_of(offset_of!(Switch, isolation), 8),
+        ];
+        assert_eq!(line0, [0; 4]);
+        assert_eq!(offset_of!(Switch, dscp_to_tc), 64);
+        let line2 = [
+            line_of(offset_of!(Switch, port_dscp_to_tc), 24),
+            line_of(offset_of!(Switch, salt), 4),
+            line_of(offset_of!(Switch, pg_prios), 8),
+            line_of(offset_of!(Switch, pg_identity), 1),
+        ];
+        assert_eq!(line2, [2; 4]);
+        let mmu = offset_of!(Switch, mmu);
+        assert_eq!(mmu, 192, "the MMU's hot part starts line 3");
+        const { assert!(Mmu::HOT_BYTES <= 128, "and fills lines 3 and 4") };
+        let active = offset_of!(Switch, forwarding) + offset_of!(ForwardingFaults, active);
+        assert_eq!(line_of(active, 1), 5);
     }
 }

@@ -101,8 +101,6 @@ pub struct Monitor {
     pub port_queue: Vec<PerQueue<QueueCounters>>,
     /// Transmit counters per (port, priority), priority-major: see [`Monitor::tx_index`].
     pub tx: Vec<TxCounters>,
-    /// Wire bytes transmitted per port, all priorities (the INT `txBytes` of HPCC).
-    pub tx_port_bytes: Vec<u64>,
     /// Transmitted bytes per (port, priority) when the statistics window opened.
     pub tx_at_warmup: Vec<u64>,
     /// Frames lost on the wire leaving each port, per priority: (frames, wire bytes).
@@ -146,7 +144,6 @@ impl Monitor {
             port_prio: vec![PerPrio::default(); nports],
             port_queue: vec![PerQueue::default(); nports],
             tx: vec![TxCounters::default(); nports * 8],
-            tx_port_bytes: vec![0; nports],
             tx_at_warmup: Vec::new(),
             lost: vec![PerPrio::default(); nports],
             flows: vec![FlowRecord::default(); nflows],
@@ -199,7 +196,6 @@ impl Monitor {
         let c = &mut self.tx[i];
         c.packets += 1;
         c.bytes += wire as u64;
-        self.tx_port_bytes[port.idx()] += wire as u64;
     }
 
     /// Count a frame lost on the wire leaving `port`.

@@ -46,6 +46,9 @@ impl Nic {
         let f = pkt.flow;
         let slot = ctx.conns.get(FlowId(f)).recv.0;
         let has_int = pkt.flags & flags::INT != 0;
+        if has_int {
+            ctx.ints.seal(pkt.aux, pkt.int_hops);
+        }
         let Some(r) = self.responders.get_mut(slot).filter(|r| r.flow == f) else {
             // The flow completed and its QP is closed: a late duplicate is discarded.
             ctx.monitor.flows[f as usize].c.discarded += pkt.payload as u64;

@@ -14,7 +14,7 @@ use crate::fabric::headroom::{auto_headroom, resolve, response_delay};
 use crate::fabric::int::IntPool;
 use crate::fabric::isolation::Isolation;
 use crate::fabric::mmu::Mmu;
-use crate::fabric::params::{EcmpHash, QueueSched};
+use crate::fabric::params::{EcmpHash, QueueSched, SwitchParams};
 use crate::fabric::port::Port;
 use crate::fabric::routing::{GraphNode, RoutingTable};
 use crate::fabric::switch::Switch;
@@ -188,8 +188,9 @@ fn plan_ports(sc: &Scenario) -> PortPlan {
             let mut port = Port::new(me, local, pid, i as u32, l.rate, l.delay, sched);
             port.pfc_response = response_delay(configured, l.rate);
             if let NodeRef::Switch(s) = me {
-                let map = sc.switches[s as usize].tc_to_queue;
-                port.queue_of_prio = map.map(QueueId);
+                let sw = &sc.switches[s as usize];
+                port.queue_of_prio = sw.tc_to_queue.map(QueueId);
+                port.ecn_queues = sw.ecn_queues_of(local as usize);
             }
             ports.push(port);
         }
@@ -257,14 +258,14 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         pfc_quanta: p.pfc_quanta,
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
-        dscp_to_tc: (0..n).map(|port| *p.dscp_to_tc_of(port)).collect(),
+        dscp_to_tc: p.dscp_to_tc,
+        port_dscp_to_tc: port_dscp_maps(p, n),
         tc_to_pg: p.tc_to_pg.map(Priority),
         pg_prios: p.pg_priorities(),
         pg_identity: p.tc_to_pg == [0, 1, 2, 3, 4, 5, 6, 7],
         xoff: vec![Default::default(); n],
         mmu,
         marker: EcnMarker {
-            queues: (0..n).map(|port| p.ecn_queues_of(port)).collect(),
             detection: p.detection,
             params: p.ecn,
             rng: stream(sc.sim.seed, StreamKind::Switch, s as u64),
@@ -284,6 +285,15 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         }),
         ports,
     }
+}
+
+/// The per-port DSCP → TC maps of a switch with `n` ports: empty when every port uses the
+/// switch's default map (the common case, classified from one table), else one per port.
+fn port_dscp_maps(p: &SwitchParams, n: usize) -> Vec<[u8; 64]> {
+    if (0..n).all(|port| *p.dscp_to_tc_of(port) == p.dscp_to_tc) {
+        return Vec::new();
+    }
+    (0..n).map(|port| *p.dscp_to_tc_of(port)).collect()
 }
 
 /// Switch `s`'s ECMP salt: its own, or one shared by every switch when hashing is polarized;

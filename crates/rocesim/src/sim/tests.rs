@@ -685,15 +685,12 @@ fn int_tx_bytes_counts_every_frame_the_port_sent() {
     let frames_per_flow: u64 = (0..size.div_ceil(mtu))
         .map(|i| (size - i * mtu).min(mtu) + 82 + if i == 0 { 16 } else { 0 })
         .sum();
-    let (to_h0, _) = sim
-        .ports()
+    let ports = sim.ports();
+    let (_, to_h0) = ports
         .iter()
         .find(|(_, p)| p.node == crate::topology::NodeRef::Switch(0) && p.local == 0)
         .unwrap();
-    assert_eq!(
-        sim.ctx.monitor.tx_port_bytes[to_h0.idx()],
-        8 * frames_per_flow
-    );
+    assert_eq!(to_h0.tx_bytes, 8 * frames_per_flow);
 }
 
 #[test]

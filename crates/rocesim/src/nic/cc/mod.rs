@@ -38,13 +38,15 @@ pub struct IntHop {
     pub rate: Rate,
 }
 
-/// The telemetry a packet collected on its way, echoed back in its ACK.
+/// The telemetry a packet collected on its way, echoed back in its ACK. `repr(C)` and aligned
+/// to 32 bytes, the hops first: each 32-byte hop a switch stamps lies in one cache line.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(C, align(32))]
 pub struct IntRecord {
-    /// Hops recorded (at most [`MAX_INT_HOPS`]).
-    pub nhop: u8,
     /// The hops, in path order.
     pub hops: [IntHop; MAX_INT_HOPS],
+    /// Hops recorded (at most [`MAX_INT_HOPS`]).
+    pub nhop: u8,
 }
 
 /// What an ACK tells the reaction point.
