@@ -312,13 +312,15 @@ fn check(
             let started = Instant::now();
             let cpu_before = thread_cpu();
             let flows = scenario.flows.len() as u32;
+            let ports = 2 * scenario.topology.links.len() as u32;
             // Every case stays short: 20 us of simulated time at most.
             let limit = rocesim::units::Time::from_us(20);
             let _ = rocesim::run::simulate(scenario, |p, _| p.now < limit);
             // The wall limit, plus building the run and collecting its results, which take
-            // time in proportion to the flows: a case with host links of 100 Tb/s lists
-            // 1.4 M Poisson flows (about 2 s alone to build, run and collect). A hang or
-            // anything superlinear still fails. Judged on this thread's CPU time where the
+            // time in proportion to the flows and ports: a case with host links of 100 Tb/s
+            // lists 1.4 M Poisson flows (about 2 s alone to build, run and collect), one with
+            // 24,000 hosts per ToR builds 2.3 M ports (about 5 s). A hang or anything
+            // superlinear still fails. Judged on this thread's CPU time where the
             // system gives it, so that a machine busy with other work (or `nice`) does not
             // fail a case; the wall time may be six times the allowance.
             let wall = started.elapsed();
@@ -329,11 +331,11 @@ fn check(
             if std::env::var("ROCESIM_FUZZ_TRACE").is_ok() && wall > Duration::from_secs(3) {
                 eprintln!("slow: {wall:?} wall, {took:?} CPU, {flows} flows: {name} {sets:?}");
             }
-            let allowed = Duration::from_secs(10) + Duration::from_micros(5) * flows;
+            let allowed = Duration::from_secs(10) + Duration::from_micros(5) * (flows + ports);
             if took > allowed || wall > 6 * allowed {
                 return Err(format!(
                     "ran {took:?} ({wall:?} wall), past the 2 s wall limit (+ {:?} for {flows} \
-                     flows)",
+                     flows and {ports} ports)",
                     allowed - Duration::from_secs(2)
                 ));
             }
