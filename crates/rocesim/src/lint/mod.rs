@@ -119,29 +119,35 @@ fn nic_class(n: &NicParams, dscp: u8) -> (u8, bool) {
     (tc, n.pfc_enable & (1 << tc) != 0)
 }
 
-/// Hosts attached to switch `s` (by a direct link).
-fn hosts_of(sc: &Scenario, s: usize) -> Vec<usize> {
-    let me = NodeRef::Switch(s as u32);
-    let mut v: Vec<usize> = (sc.topology.links.iter())
-        .filter_map(|l| match (l.a, l.b) {
-            (NodeRef::Host(h), x) | (x, NodeRef::Host(h)) if x == me => Some(h as usize),
-            _ => None,
-        })
-        .collect();
-    v.sort_unstable();
-    v.dedup();
+/// The hosts attached to each switch by a direct link, sorted, indexed by switch: one pass
+/// over the links (not one per switch: a ring of 65,535 switches has as many links).
+fn hosts_by_switch(sc: &Scenario) -> Vec<Vec<usize>> {
+    let mut v = vec![Vec::new(); sc.topology.switches.len()];
+    for l in &sc.topology.links {
+        if let (NodeRef::Host(h), NodeRef::Switch(s)) | (NodeRef::Switch(s), NodeRef::Host(h)) =
+            (l.a, l.b)
+        {
+            v[s as usize].push(h as usize);
+        }
+    }
+    for hs in &mut v {
+        hs.sort_unstable();
+        hs.dedup();
+    }
     v
 }
 
-/// Number of ports of switch `s` (one per link end).
-fn port_count(sc: &Scenario, s: usize) -> usize {
-    let me = NodeRef::Switch(s as u32);
-    let ends = sc
-        .topology
-        .links
-        .iter()
-        .map(|l| (l.a == me) as usize + (l.b == me) as usize);
-    ends.sum()
+/// Number of ports of each switch (one per link end), indexed by switch.
+fn port_counts(sc: &Scenario) -> Vec<usize> {
+    let mut n = vec![0; sc.topology.switches.len()];
+    for l in &sc.topology.links {
+        for end in [l.a, l.b] {
+            if let NodeRef::Switch(s) = end {
+                n[s as usize] += 1;
+            }
+        }
+    }
+    n
 }
 
 /// Every configuration finding of a checked scenario, in a stable order.
@@ -160,8 +166,9 @@ pub fn lint(sc: &Scenario) -> Vec<Finding> {
 /// topology lacks. They are not configuration mistakes: `lint` prints them and still exits 0.
 pub fn import_warnings(sc: &Scenario) -> Vec<Finding> {
     let mut out = Findings::default();
+    let counts = port_counts(sc);
     for (s, p) in sc.switches.iter().enumerate() {
-        let ports = port_count(sc, s);
+        let ports = counts[s];
         if p.config_ports.len() > ports {
             let extra = &p.config_ports[ports..];
             let msg = format!("the file or switch.port_names names {} ports, the switch has {ports}: {} to {} are not in the topology (ignored)", p.config_ports.len(), extra[0], extra[extra.len() - 1]);

@@ -2,11 +2,12 @@
 //! interval, and a host's NIC storm guard acts before its switch's watchdog (Guo et al. 2016
 //! §4.3: the NIC stops its own storm; the switch is the backstop).
 
-use super::{hosts_of, switch_name, Findings};
+use super::{hosts_by_switch, switch_name, Findings};
 use crate::config::Scenario;
 
 /// Run the watchdog rules.
 pub(super) fn check(sc: &Scenario, out: &mut Findings) {
+    let hosts = hosts_by_switch(sc);
     for (s, p) in sc.switches.iter().enumerate() {
         let Some(w) = p.pfc_watchdog else { continue };
         let key = "switch.pfc_watchdog (PFC_WD)";
@@ -28,7 +29,7 @@ pub(super) fn check(sc: &Scenario, out: &mut Findings) {
                 "make restoration_time at least detection_time".into(),
             );
         }
-        let late: Vec<String> = (hosts_of(sc, s).into_iter())
+        let late: Vec<String> = (hosts[s].iter().copied())
             .filter(|&h| {
                 let guard = sc.nics[h].pfc_prevention_tout;
                 guard.is_none_or(|g| g >= w.detection_time)

@@ -128,22 +128,29 @@ fn too_many(n: f64, key: &'static str) -> Result<(), WlError> {
     Ok(())
 }
 
-/// The line rate of host `h`'s link.
-fn host_rate(topo: &Topology, h: u32) -> Option<Rate> {
-    let me = NodeRef::Host(h);
-    topo.links
-        .iter()
-        .find(|l| l.a == me || l.b == me)
-        .map(|l| l.rate)
+/// The line rate of each host's (first) link, indexed by host: one pass over the links, so a
+/// fabric of a million hosts does not scan its links once per host.
+fn host_rates(topo: &Topology) -> Vec<Option<Rate>> {
+    let mut rates = vec![None; topo.hosts.len()];
+    for l in &topo.links {
+        for end in [l.a, l.b] {
+            if let NodeRef::Host(h) = end {
+                let r = &mut rates[h as usize];
+                r.get_or_insert(l.rate);
+            }
+        }
+    }
+    rates
 }
 
 fn poisson(
     e: &Env<'_>,
     (cdf, load, hosts, until, hpcc, seed): (&Cdf, f64, &[u32], Time, bool, u64),
 ) -> Result<Vec<FlowSpec>, WlError> {
+    let line = host_rates(e.topo);
     let rates: Vec<f64> = hosts
         .iter()
-        .map(|&h| host_rate(e.topo, h).map_or(0.0, |r| r.bps() as f64))
+        .map(|&h| line[h as usize].map_or(0.0, |r| r.bps() as f64))
         .collect();
     if let Some(i) = rates.iter().position(|&r| r <= 0.0) {
         return Err((
