@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 
 use proptest::prelude::*;
@@ -169,6 +170,30 @@ fn leaves(v: &toml::Value, at: String, out: &mut Vec<String>) {
 /// Cases accepted (and run) and rejected.
 static RAN: AtomicU64 = AtomicU64::new(0);
 static REJECTED: AtomicU64 = AtomicU64::new(0);
+/// The case being checked and when it started (ms since the watchdog started; 0 = none), for
+/// [`watchdog`].
+static CURRENT: Mutex<String> = Mutex::new(String::new());
+static CURRENT_SINCE_MS: AtomicU64 = AtomicU64::new(0);
+/// A case may take this long, parsing included, before the watchdog aborts the test (a hang
+/// inside parsing or the run would otherwise never end the test).
+const HANG: Duration = Duration::from_secs(300);
+
+/// Watch the cases: when one has taken [`HANG`] of wall time, print it and abort, so that a
+/// hang fails the test with the case that hung.
+fn watchdog() -> Instant {
+    let epoch = Instant::now();
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_secs(5));
+        let since = CURRENT_SINCE_MS.load(Ordering::Relaxed);
+        let now = epoch.elapsed().as_millis() as u64;
+        if since != 0 && now.saturating_sub(since) > HANG.as_millis() as u64 {
+            let case = CURRENT.lock().map(|c| c.clone()).unwrap_or_default();
+            eprintln!("a case hung for more than {HANG:?}: {case}");
+            std::process::abort();
+        }
+    });
+    epoch
+}
 
 /// One generated case: a seed and raw draws for its changes, resolved by [`sets`].
 #[derive(Debug, Clone)]
@@ -291,8 +316,21 @@ fn check(
     let (name, text) = &seeds[c.seed];
     let mut sets = sets(c, text, &keys[c.seed], all);
     sets.push("sim.wall_limit=2s".into());
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    let epoch = EPOCH.get_or_init(watchdog);
+    if let Ok(mut cur) = CURRENT.lock() {
+        *cur = format!("{name} {sets:?}");
+    }
+    CURRENT_SINCE_MS.store(epoch.elapsed().as_millis().max(1) as u64, Ordering::Relaxed);
+    let result = check_case(name, text, &sets);
+    CURRENT_SINCE_MS.store(0, Ordering::Relaxed);
+    result
+}
+
+/// Parse, validate and run one case (see [`check`]).
+fn check_case(name: &str, text: &str, sets: &[String]) -> Result<(), String> {
     let base = repo().join(Path::new(name).parent().unwrap());
-    let run = std::panic::catch_unwind(|| match load_str(text, name, &base, &sets) {
+    let run = std::panic::catch_unwind(|| match load_str(text, name, &base, sets) {
         Err(errors) => {
             if REJECTED.fetch_add(1, Ordering::Relaxed) < 15
                 && std::env::var("ROCESIM_FUZZ_SHOW").is_ok()
