@@ -4,8 +4,8 @@
 //!
 //! What must hold for every case: no panic, no hang past the limit, and every rejection names
 //! a key. `ROCESIM_FUZZ_CASES` sets the number of cases (default 10,000, what CI runs);
-//! `scripts/fuzz.sh` runs 100,000. `ROCESIM_FUZZ_TRACE` prints each accepted case before it
-//! runs (with `-- --nocapture`), to find a case that aborts the process, e.g. out of memory.
+//! `scripts/fuzz.sh` runs 100,000. `ROCESIM_FUZZ_TRACE` prints each case before it is parsed
+//! (with `-- --nocapture`), to find a case that aborts the process, e.g. out of memory.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -330,6 +330,9 @@ fn check(
 /// Parse, validate and run one case (see [`check`]).
 fn check_case(name: &str, text: &str, sets: &[String]) -> Result<(), String> {
     let base = repo().join(Path::new(name).parent().unwrap());
+    if std::env::var("ROCESIM_FUZZ_TRACE").is_ok() {
+        eprintln!("case {name} {sets:?}");
+    }
     let run = std::panic::catch_unwind(|| match load_str(text, name, &base, sets) {
         Err(errors) => {
             if REJECTED.fetch_add(1, Ordering::Relaxed) < 15
@@ -344,9 +347,6 @@ fn check_case(name: &str, text: &str, sets: &[String]) -> Result<(), String> {
         }
         Ok(scenario) => {
             RAN.fetch_add(1, Ordering::Relaxed);
-            if std::env::var("ROCESIM_FUZZ_TRACE").is_ok() {
-                eprintln!("run {name} {sets:?}");
-            }
             let started = Instant::now();
             let cpu_before = thread_cpu();
             let flows = scenario.flows.len() as u32;
