@@ -23,7 +23,7 @@ use crate::packet::flags;
 /// One switch. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
 /// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, latency,
 /// isolation), line 1 (the DSCP map), line 2 (ids and the TC maps), then the MMU's hot
-/// lines and the forwarding-fault flag (see the layout test at the end of this file).
+/// line and the forwarding-fault flag (see the layout test at the end of this file).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Switch {
@@ -63,7 +63,7 @@ pub struct Switch {
     pub ns3_hash: bool,
     /// `tc_to_pg` is the identity: a queued entry's PG is also its wire priority.
     pub pg_identity: bool,
-    // Lines 3 and 4 (its hot part), then the forwarding-fault flag.
+    // Line 3 (its hot part), then the forwarding-fault flag.
     /// The shared buffer.
     pub mmu: Mmu,
     /// Static routes and aged MAC entries (forwarding faults).
@@ -457,7 +457,7 @@ mod tests {
         assert_eq!(line2, [2; 4]);
         let mmu = offset_of!(Switch, mmu);
         assert_eq!(mmu, 192, "the MMU's hot part starts line 3");
-        const { assert!(Mmu::HOT_BYTES <= 128, "and fills lines 3 and 4") };
+        const { assert!(Mmu::HOT_BYTES <= 64, "and fills line 3") };
         let active = offset_of!(Switch, forwarding) + offset_of!(ForwardingFaults, active);
         assert_eq!(line_of(active, 1), 5);
     }
