@@ -22,8 +22,8 @@ use crate::packet::flags;
 
 /// One switch. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
 /// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, latency,
-/// isolation), line 1 (the DSCP map), line 2 (ids and the TC maps), then the MMU's hot
-/// line and the forwarding-fault flag (see the layout test at the end of this file).
+/// isolation), line 1 (the DSCP map), line 2 (ids, the TC maps and the forwarding-fault
+/// flag), then the MMU's hot line (see the layout test at the end of this file).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Switch {
@@ -63,12 +63,14 @@ pub struct Switch {
     pub ns3_hash: bool,
     /// `tc_to_pg` is the identity: a queued entry's PG is also its wire priority.
     pub pg_identity: bool,
-    // Line 3 (its hot part), then the forwarding-fault flag.
+    /// Some forwarding fault is active (`forwarding` must be consulted for every frame).
+    pub faults_active: bool,
+    // Line 3: the MMU's hot part.
     /// The shared buffer.
     pub mmu: Mmu,
+    // Colder.
     /// Static routes and aged MAC entries (forwarding faults).
     pub forwarding: ForwardingFaults,
-    // Colder.
     /// ECN marking / congestion detection at egress.
     pub marker: EcnMarker,
     /// The PFC storm watchdog, if configured.
@@ -122,7 +124,7 @@ impl Switch {
             pkt.hash,
             pkt.kind == crate::packet::PacketKind::Data,
         );
-        let out = if self.forwarding.active {
+        let out = if self.faults_active {
             match self.forward_with_faults(in_local, pkt_id, dst, ctx) {
                 Some(p) => p,
                 None => return,
@@ -453,12 +455,11 @@ mod tests {
             line_of(offset_of!(Switch, salt), 4),
             line_of(offset_of!(Switch, pg_prios), 8),
             line_of(offset_of!(Switch, pg_identity), 1),
+            line_of(offset_of!(Switch, faults_active), 1),
         ];
-        assert_eq!(line2, [2; 4]);
+        assert_eq!(line2, [2; 5]);
         let mmu = offset_of!(Switch, mmu);
         assert_eq!(mmu, 192, "the MMU's hot part starts line 3");
         const { assert!(Mmu::HOT_BYTES <= 64, "and fills line 3") };
-        let active = offset_of!(Switch, forwarding) + offset_of!(ForwardingFaults, active);
-        assert_eq!(line_of(active, 1), 5);
     }
 }

@@ -263,6 +263,7 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         tc_to_pg: p.tc_to_pg.map(Priority),
         pg_prios: p.pg_priorities(),
         pg_identity: p.tc_to_pg == [0, 1, 2, 3, 4, 5, 6, 7],
+        faults_active: false,
         xoff: vec![Default::default(); n],
         mmu,
         marker: EcnMarker {
