@@ -251,8 +251,11 @@ impl Mmu {
     ) {
         let i = self.pg_index(in_port, pg);
         let h = self.pg[i].hdrm.min(size);
-        self.pg[i].hdrm -= h;
-        self.hdrm_used -= h;
+        if h > 0 {
+            // Only then: `hdrm_used` lies outside the hot line.
+            self.pg[i].hdrm -= h;
+            self.hdrm_used -= h;
+        }
         let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm - h;
         let rest = size - h;
         let shrink = self.shared_part(pg, non_hdrm) - self.shared_part(pg, non_hdrm - rest);
