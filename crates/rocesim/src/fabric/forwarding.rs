@@ -7,12 +7,11 @@ use super::switch::Switch;
 use crate::engine::Ctx;
 use crate::packet::flags;
 
-/// A switch's forwarding faults. `repr(C)`: `active`, read for every frame, comes first.
+/// A switch's forwarding faults. Whether any is active is kept in the switch's hot line
+/// ([`Switch::faults_active`]), set through [`Switch::set_static_route`] and
+/// [`Switch::set_mac_aged`].
 #[derive(Clone, Debug, Default)]
-#[repr(C)]
 pub struct ForwardingFaults {
-    /// Some fault is active: check them per packet.
-    pub active: bool,
     /// Static routes: (destination host, local port).
     pub route_overrides: Vec<(u32, u16)>,
     /// Hosts whose MAC this switch has forgotten.
@@ -23,29 +22,41 @@ pub struct ForwardingFaults {
 
 impl ForwardingFaults {
     /// Route packets for host `dst` out of local port `port` (`None`: remove the override).
-    pub fn set_route(&mut self, dst: u32, port: Option<u16>) {
+    fn set_route(&mut self, dst: u32, port: Option<u16>) {
         self.route_overrides.retain(|&(d, _)| d != dst);
         if let Some(p) = port {
             self.route_overrides.push((dst, p));
         }
-        self.update();
     }
 
     /// Forget (`aged = true`) or relearn the MAC of host `host`.
-    pub fn set_aged(&mut self, host: u32, aged: bool) {
+    fn set_aged(&mut self, host: u32, aged: bool) {
         self.aged.retain(|&h| h != host);
         if aged {
             self.aged.push(host);
         }
-        self.update();
     }
 
-    fn update(&mut self) {
-        self.active = !self.route_overrides.is_empty() || !self.aged.is_empty();
+    /// Some fault is active: packets must be checked against them.
+    pub fn active(&self) -> bool {
+        !self.route_overrides.is_empty() || !self.aged.is_empty()
     }
 }
 
 impl Switch {
+    /// Route packets for host `dst` out of local port `port`, overriding ECMP (`None`:
+    /// remove the override).
+    pub fn set_static_route(&mut self, dst: u32, port: Option<u16>) {
+        self.forwarding.set_route(dst, port);
+        self.faults_active = self.forwarding.active();
+    }
+
+    /// Forget (`aged = true`) or relearn the MAC of host `host`.
+    pub fn set_mac_aged(&mut self, host: u32, aged: bool) {
+        self.forwarding.set_aged(host, aged);
+        self.faults_active = self.forwarding.active();
+    }
+
     /// Forwarding with faults: a static route wins; an aged MAC floods (or drops lossless
     /// packets with `drop_lossless_on_incomplete_arp`). Returns the port to use, or `None`
     /// when the packet was consumed here.

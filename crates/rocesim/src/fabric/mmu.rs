@@ -38,38 +38,39 @@ struct QueueAcct {
     max: u64,
 }
 
-/// Shared-buffer accounting of one switch. `repr(C)`: what admission and release read comes
-/// first, in [`Mmu::HOT_BYTES`] bytes (two cache lines inside a switch).
+/// Shared-buffer accounting of one switch. `repr(C)`: what lossless admission and every
+/// release read comes first, in [`Mmu::HOT_BYTES`] bytes (one cache line inside a switch):
+/// the accounting arrays are boxed slices (16 bytes each, they never grow) and the port
+/// count is a `u32`, so that the pool and its sizes fit beside them.
 #[derive(Clone, Debug)]
 #[repr(C)]
 pub struct Mmu {
-    // First line: the accounting vectors and the pool in use.
-    pg: Vec<PgAcct>,
-    q: Vec<QueueAcct>,
+    // The hot line: the accounting arrays, the pool in use and its size.
+    pg: Box<[PgAcct]>,
+    q: Box<[QueueAcct]>,
     /// Number of ports.
-    ports: usize,
-    /// Bytes of the shared pool in use.
-    pub shared_used: u64,
-    // Second line: sizes and thresholds.
-    /// Reserved bytes of each lossless PG (`lossless.reserved`; lossy PGs reserve none here).
-    reserved_lossless: u64,
-    /// Bytes of the shared pool (buffer minus all reserved space and headroom).
-    pub shared_pool: u64,
-    /// Headroom bytes in use, all PGs.
-    pub hdrm_used: u64,
-    xoff: u64,
-    xon: u64,
-    lossy_limit: u64,
-    lossy_reserved: u64,
+    ports: u32,
     mode: BufferMode,
     lossless_th: i8,
     lossy_th: i8,
     /// Lossless PGs (bitmask): the PGs that reserve `reserved_lossless`.
     lossless_pgs: u8,
-    // Colder.
-    xon_offset: u64,
+    /// Bytes of the shared pool in use.
+    pub shared_used: u64,
+    /// Reserved bytes of each lossless PG (`lossless.reserved`; lossy PGs reserve none here).
+    reserved_lossless: u64,
+    /// Bytes of the shared pool (buffer minus all reserved space and headroom).
+    pub shared_pool: u64,
+    // Second line: headroom, lossy and static thresholds, XON.
+    /// Headroom bytes in use, all PGs.
+    pub hdrm_used: u64,
     /// Headroom of each lossless PG, per local port.
-    pub headroom: Vec<u64>,
+    pub headroom: Box<[u64]>,
+    lossy_reserved: u64,
+    lossy_limit: u64,
+    xoff: u64,
+    xon: u64,
+    xon_offset: u64,
 }
 
 fn scale(free: u64, th: i8) -> u64 {
@@ -112,17 +113,17 @@ impl Mmu {
             reserved_lossless: p.lossless.reserved.0,
             lossless_pgs: lossless_mask,
             shared_pool: buffer - set_aside,
-            headroom,
-            pg: vec![PgAcct::default(); ports * 8],
-            q: vec![QueueAcct::default(); ports * 8],
+            headroom: headroom.into_boxed_slice(),
+            pg: vec![PgAcct::default(); ports * 8].into_boxed_slice(),
+            q: vec![QueueAcct::default(); ports * 8].into_boxed_slice(),
             shared_used: 0,
             hdrm_used: 0,
-            ports,
+            ports: ports as u32,
         })
     }
 
-    /// Bytes of the hot part of the struct (the fields before `xon_offset`).
-    pub const HOT_BYTES: usize = std::mem::offset_of!(Mmu, xon_offset);
+    /// Bytes of the hot part of the struct (the fields before `hdrm_used`).
+    pub const HOT_BYTES: usize = std::mem::offset_of!(Mmu, hdrm_used);
 
     #[inline]
     fn reserved_of(&self, pg: Priority) -> u64 {
@@ -173,13 +174,13 @@ impl Mmu {
     /// lossless priorities of all ports of a switch share a few cache lines.
     #[inline]
     fn pg_index(&self, port: usize, pg: Priority) -> usize {
-        pg.idx() * self.ports + port
+        pg.idx() * self.ports as usize + port
     }
 
     /// Index of (port, queue) in the queue accounting, priority-major like `pg_index`.
     #[inline]
     fn q_index(&self, port: usize, q: QueueId) -> usize {
-        q.idx() * self.ports + port
+        q.idx() * self.ports as usize + port
     }
 
     /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`).
@@ -250,8 +251,11 @@ impl Mmu {
     ) {
         let i = self.pg_index(in_port, pg);
         let h = self.pg[i].hdrm.min(size);
-        self.pg[i].hdrm -= h;
-        self.hdrm_used -= h;
+        if h > 0 {
+            // Only then: `hdrm_used` lies outside the hot line.
+            self.pg[i].hdrm -= h;
+            self.hdrm_used -= h;
+        }
         let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm - h;
         let rest = size - h;
         let shrink = self.shared_part(pg, non_hdrm) - self.shared_part(pg, non_hdrm - rest);
@@ -324,7 +328,7 @@ impl Mmu {
     pub fn recount_shared(&self) -> u64 {
         (0..self.pg.len())
             .map(|i| {
-                let pg = Priority((i / self.ports) as u8);
+                let pg = Priority((i / self.ports as usize) as u8);
                 self.shared_part(pg, self.pg[i].bytes - self.pg[i].hdrm)
             })
             .sum()
@@ -410,6 +414,24 @@ mod tests {
         let mut p = SwitchParams::default();
         p.buffer_size = Bytes(100_000);
         assert!(Mmu::new(&p, vec![60_000, 60_000]).is_err());
+    }
+
+    #[test]
+    fn admission_and_release_read_one_cache_line() {
+        use std::mem::offset_of;
+        // Every field a lossless admission in dynamic mode or a release reads ends within
+        // the first 64 bytes (the switch places the MMU at a line boundary).
+        let ends = [
+            offset_of!(Mmu, pg) + 16,
+            offset_of!(Mmu, q) + 16,
+            offset_of!(Mmu, ports) + 4,
+            offset_of!(Mmu, lossless_pgs) + 1,
+            offset_of!(Mmu, shared_used) + 8,
+            offset_of!(Mmu, reserved_lossless) + 8,
+            offset_of!(Mmu, shared_pool) + 8,
+        ];
+        assert!(ends.iter().all(|&e| e <= Mmu::HOT_BYTES), "{ends:?}");
+        assert_eq!(Mmu::HOT_BYTES, 64);
     }
 
     proptest! {

@@ -8,8 +8,9 @@ use std::collections::{HashMap, VecDeque};
 /// destination *rack* (the switch the destination host hangs on, i.e. its ToR prefix) to an
 /// ECMP group, a list of local ports on shortest paths; the ToR itself maps the host to its
 /// access port. Groups are shared between switches and destinations, so the table is
-/// `switches × racks` small group ids (about 160 KB for a k = 16 fat-tree) instead of one
-/// entry per (switch, host), and stays in cache on the per-packet path.
+/// `switches × racks` small group ids (16 bits each while there are at most 65,536 groups:
+/// about 80 KB for a k = 16 fat-tree) instead of one entry per (switch, host), and stays in
+/// cache on the per-packet path.
 #[derive(Clone, Debug, Default)]
 pub struct RoutingTable {
     /// Per host: its rack (index into `rack_switch`) and its access port on that switch.
@@ -17,7 +18,7 @@ pub struct RoutingTable {
     /// Per rack: the switch the rack's hosts hang on.
     rack_switch: Vec<u32>,
     /// `switch × racks + rack` → ECMP group id.
-    route: Vec<u32>,
+    route: GroupIds,
     /// Group `g` is `hops[group_start[g]..group_start[g + 1]]`.
     group_start: Vec<u32>,
     hops: Vec<u16>,
@@ -77,6 +78,7 @@ impl RoutingTable {
                 route[s * racks + r] = groups.id(set);
             }
         }
+        let route = GroupIds::new(route, groups.start.len() - 1);
         RoutingTable {
             host,
             rack_switch,
@@ -96,13 +98,51 @@ impl RoutingTable {
         if rsw == sw {
             return if h.port[0] == u16::MAX { &[] } else { &h.port };
         }
-        let g = self.route[sw as usize * self.rack_switch.len() + h.rack as usize] as usize;
+        let g = self
+            .route
+            .get(sw as usize * self.rack_switch.len() + h.rack as usize);
         &self.hops[self.group_start[g] as usize..self.group_start[g + 1] as usize]
     }
 
     /// Number of distinct ECMP groups (including the empty one).
     pub fn groups(&self) -> usize {
         self.group_start.len() - 1
+    }
+}
+
+/// The group ids of the route entries, as narrow as the number of groups allows (chosen
+/// once, when the table is built; the per-packet branch always goes the same way).
+#[derive(Clone, Debug)]
+enum GroupIds {
+    /// At most 65,536 groups: 2 bytes per entry.
+    Narrow(Box<[u16]>),
+    /// More groups: 4 bytes per entry.
+    Wide(Box<[u32]>),
+}
+
+impl Default for GroupIds {
+    fn default() -> Self {
+        GroupIds::Narrow(Box::default())
+    }
+}
+
+impl GroupIds {
+    /// The entries `ids`, every one below `groups`, stored as narrow as `groups` allows.
+    fn new(ids: Vec<u32>, groups: usize) -> Self {
+        if groups <= 1 << 16 {
+            GroupIds::Narrow(ids.iter().map(|&g| g as u16).collect())
+        } else {
+            GroupIds::Wide(ids.into_boxed_slice())
+        }
+    }
+
+    /// The group id of entry `i`.
+    #[inline(always)]
+    fn get(&self, i: usize) -> usize {
+        match self {
+            GroupIds::Narrow(ids) => ids[i] as usize,
+            GroupIds::Wide(ids) => ids[i] as usize,
+        }
     }
 }
 
@@ -273,6 +313,23 @@ mod tests {
         let r = RoutingTable::build(&hosts, &peers, true);
         assert_eq!(r.next_hops(0, 2), &[2, 1]);
         assert_eq!(r.next_hops(3, 0), &[1, 0]);
+    }
+
+    #[test]
+    fn group_ids_are_narrow_up_to_65536_groups_and_wide_beyond() {
+        let ids: Vec<u32> = (0..1u32 << 16).rev().collect();
+        let narrow = GroupIds::new(ids.clone(), 1 << 16);
+        assert!(matches!(narrow, GroupIds::Narrow(_)));
+        assert_eq!((narrow.get(0), narrow.get(65_535)), (65_535, 0));
+        let mut ids = ids;
+        ids.push(65_536);
+        ids.push(100_000);
+        let wide = GroupIds::new(ids, 100_001);
+        assert!(matches!(wide, GroupIds::Wide(_)));
+        assert_eq!(
+            (wide.get(0), wide.get(65_536), wide.get(65_537)),
+            (65_535, 65_536, 100_000)
+        );
     }
 
     #[test]

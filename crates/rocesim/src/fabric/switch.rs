@@ -8,6 +8,7 @@
 //! `pfc.rs`, marking in `ecn.rs`, flooding and static routes in `forwarding.rs`, the storm
 //! watchdog in `watchdog.rs`.
 
+use super::dscp::DscpPlanes;
 use super::ecn::EcnMarker;
 use super::forwarding::ForwardingFaults;
 use super::isolation::Placement;
@@ -21,29 +22,29 @@ use crate::ids::{Priority, QueueId};
 use crate::packet::flags;
 
 /// One switch. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
-/// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, latency,
-/// isolation), line 1 (the DSCP map), line 2 (ids and the TC maps), then the MMU's hot
-/// lines and the forwarding-fault flag (see the layout test at the end of this file).
+/// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, isolation, the
+/// DSCP map), line 1 (latency, ids, the TC maps and the forwarding-fault flag), then the
+/// MMU's hot line (see the layout test at the end of this file).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Switch {
     // Line 0.
     /// Its ports, by local index.
-    pub ports: Vec<Port>,
+    pub ports: Box<[Port]>,
     /// Ingress XOFF held per local port: the priorities for which it holds its peer paused.
-    pub xoff: Vec<XoffState>,
-    /// Fixed forwarding latency between a frame's arrival and its forwarding decision.
-    pub latency: crate::units::Time,
+    pub xoff: Box<[XoffState]>,
     /// Congestion isolation (IEEE 802.1Qcz), if enabled.
     pub isolation: Option<Box<super::isolation::Isolation>>,
-    // Line 1.
     /// DSCP → TC of the ingress ports (SONiC `DSCP_TO_TC_MAP`) when they all share one map:
-    /// one table per switch, read from the switch's own lines instead of a per-port table.
-    pub dscp_to_tc: [u8; 64],
-    // Line 2.
+    /// one packed table per switch, read from the switch's own line instead of a per-port
+    /// table.
+    pub dscp_to_tc: DscpPlanes,
+    // Line 1.
     /// DSCP → TC of each ingress port, by local port index, when ports are bound to different
     /// maps (`PORT_QOS_MAP`); empty when every port uses `dscp_to_tc`.
-    pub port_dscp_to_tc: Vec<[u8; 64]>,
+    pub port_dscp_to_tc: Box<[[u8; 64]]>,
+    /// Fixed forwarding latency between a frame's arrival and its forwarding decision.
+    pub latency: crate::units::Time,
     /// Its index in the topology's switch list.
     pub id: u32,
     /// ECMP salt (per switch, so that tiers do not polarize); with ns-3's hash, its seed
@@ -63,12 +64,14 @@ pub struct Switch {
     pub ns3_hash: bool,
     /// `tc_to_pg` is the identity: a queued entry's PG is also its wire priority.
     pub pg_identity: bool,
-    // Lines 3 and 4 (its hot part), then the forwarding-fault flag.
+    /// Some forwarding fault is active (`forwarding` must be consulted for every frame).
+    pub faults_active: bool,
+    // Line 2: the MMU's hot part.
     /// The shared buffer.
     pub mmu: Mmu,
+    // Colder.
     /// Static routes and aged MAC entries (forwarding faults).
     pub forwarding: ForwardingFaults,
-    // Colder.
     /// ECN marking / congestion detection at egress.
     pub marker: EcnMarker,
     /// The PFC storm watchdog, if configured.
@@ -122,7 +125,7 @@ impl Switch {
             pkt.hash,
             pkt.kind == crate::packet::PacketKind::Data,
         );
-        let out = if self.forwarding.active {
+        let out = if self.faults_active {
             match self.forward_with_faults(in_local, pkt_id, dst, ctx) {
                 Some(p) => p,
                 None => return,
@@ -157,11 +160,10 @@ impl Switch {
     /// The TC of DSCP `dscp` arriving on local port `in_local`.
     #[inline]
     pub fn tc_of(&self, in_local: u16, dscp: u8) -> Priority {
-        let map = match self.port_dscp_to_tc.get(in_local as usize) {
-            Some(m) => m,
-            None => &self.dscp_to_tc,
-        };
-        Priority(map[(dscp & 63) as usize])
+        match self.port_dscp_to_tc.get(in_local as usize) {
+            Some(m) => Priority(m[(dscp & 63) as usize]),
+            None => Priority(self.dscp_to_tc.tc(dscp)),
+        }
     }
 
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
@@ -441,24 +443,23 @@ mod tests {
     fn per_frame_fields_fill_few_cache_lines() {
         assert_eq!(std::mem::align_of::<Switch>(), 64);
         let line0 = [
-            line_of(offset_of!(Switch, ports), 24),
-            line_of(offset_of!(Switch, xoff), 24),
-            line_of(offset_of!(Switch, latency), 8),
+            line_of(offset_of!(Switch, ports), 16),
+            line_of(offset_of!(Switch, xoff), 16),
             line_of(offset_of!(Switch, isolation), 8),
+            line_of(offset_of!(Switch, dscp_to_tc), 24),
         ];
         assert_eq!(line0, [0; 4]);
-        assert_eq!(offset_of!(Switch, dscp_to_tc), 64);
-        let line2 = [
-            line_of(offset_of!(Switch, port_dscp_to_tc), 24),
+        let line1 = [
+            line_of(offset_of!(Switch, port_dscp_to_tc), 16),
+            line_of(offset_of!(Switch, latency), 8),
             line_of(offset_of!(Switch, salt), 4),
             line_of(offset_of!(Switch, pg_prios), 8),
             line_of(offset_of!(Switch, pg_identity), 1),
+            line_of(offset_of!(Switch, faults_active), 1),
         ];
-        assert_eq!(line2, [2; 4]);
+        assert_eq!(line1, [1; 6]);
         let mmu = offset_of!(Switch, mmu);
-        assert_eq!(mmu, 192, "the MMU's hot part starts line 3");
-        const { assert!(Mmu::HOT_BYTES <= 128, "and fills lines 3 and 4") };
-        let active = offset_of!(Switch, forwarding) + offset_of!(ForwardingFaults, active);
-        assert_eq!(line_of(active, 1), 5);
+        assert_eq!(mmu, 128, "the MMU's hot part starts line 2");
+        const { assert!(Mmu::HOT_BYTES <= 64, "and fills it") };
     }
 }

@@ -8,6 +8,7 @@ use super::Sim;
 use crate::config::Scenario;
 use crate::engine::rng::{salt, stream, StreamKind};
 use crate::engine::{Ctx, Event, EventQueue, PacketArena};
+use crate::fabric::dscp::DscpPlanes;
 use crate::fabric::ecn::EcnMarker;
 use crate::fabric::forwarding::ForwardingFaults;
 use crate::fabric::headroom::{auto_headroom, resolve, response_delay};
@@ -258,12 +259,13 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         pfc_quanta: p.pfc_quanta,
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
-        dscp_to_tc: p.dscp_to_tc,
-        port_dscp_to_tc: port_dscp_maps(p, n),
+        dscp_to_tc: DscpPlanes::new(&p.dscp_to_tc),
+        port_dscp_to_tc: port_dscp_maps(p, n).into_boxed_slice(),
         tc_to_pg: p.tc_to_pg.map(Priority),
         pg_prios: p.pg_priorities(),
         pg_identity: p.tc_to_pg == [0, 1, 2, 3, 4, 5, 6, 7],
-        xoff: vec![Default::default(); n],
+        faults_active: false,
+        xoff: vec![Default::default(); n].into_boxed_slice(),
         mmu,
         marker: EcnMarker {
             detection: p.detection,
@@ -283,7 +285,7 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
             let peers = ports.iter().map(|port| !port.faces_host).collect();
             Box::new(Isolation::new(iso, p.tc_to_queue, peers))
         }),
-        ports,
+        ports: ports.into_boxed_slice(),
     }
 }
 

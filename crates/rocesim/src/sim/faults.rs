@@ -28,12 +28,10 @@ impl Sim {
                 let sw = &mut self.switches[switch as usize];
                 let port = sw.ports.iter().position(|p| p.link == link);
                 let port = port.filter(|_| start).map(|p| p as u16);
-                sw.forwarding.set_route(dst, port);
+                sw.set_static_route(dst, port);
             }
             FaultKind::MacAgeOut { switch, host } => {
-                self.switches[switch as usize]
-                    .forwarding
-                    .set_aged(host, start);
+                self.switches[switch as usize].set_mac_aged(host, start);
             }
             FaultKind::Loss {
                 link,
