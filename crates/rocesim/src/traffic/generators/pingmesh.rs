@@ -102,6 +102,25 @@ fn switch_hops(topo: &Topology, adj: &[Vec<u32>], from: u32) -> Vec<u32> {
 /// For each server of `hosts` (in order), its peers among `hosts` at each level
 /// (indexed like [`PingLevel::ALL`]). Servers whose ToRs are not connected are no one's peers.
 pub fn peers(topo: &Topology, hosts: &[u32]) -> Vec<[Vec<u32>; 3]> {
+    let adj = switch_adjacency(topo);
+    let tor = tor_of(topo);
+    let mut from_tor: Vec<Option<[Vec<u32>; 3]>> = vec![None; topo.switches.len()];
+    (hosts.iter())
+        .map(|&h| {
+            let Some(t) = tor[h as usize] else {
+                return Default::default();
+            };
+            let lists =
+                from_tor[t as usize].get_or_insert_with(|| levels_from(topo, &adj, &tor, hosts, t));
+            lists
+                .clone()
+                .map(|l| l.into_iter().filter(|&p| p != h).collect())
+        })
+        .collect()
+}
+
+/// Each switch's switch neighbours.
+fn switch_adjacency(topo: &Topology) -> Vec<Vec<u32>> {
     let mut adj = vec![Vec::new(); topo.switches.len()];
     for l in &topo.links {
         if let (NodeRef::Switch(a), NodeRef::Switch(b)) = (l.a, l.b) {
@@ -109,24 +128,29 @@ pub fn peers(topo: &Topology, hosts: &[u32]) -> Vec<[Vec<u32>; 3]> {
             adj[b as usize].push(a);
         }
     }
-    let tor = tor_of(topo);
-    let mut hops_from: Vec<Option<Vec<u32>>> = vec![None; topo.switches.len()];
-    let mut out = Vec::with_capacity(hosts.len());
-    for &h in hosts {
-        let mut lv: [Vec<u32>; 3] = Default::default();
-        if let Some(t) = tor[h as usize] {
-            let d = hops_from[t as usize].get_or_insert_with(|| switch_hops(topo, &adj, t));
-            for &p in hosts.iter().filter(|&&p| p != h) {
-                let Some(pt) = tor[p as usize] else { continue };
-                let hops = d[pt as usize];
-                if hops != u32::MAX {
-                    lv[PingLevel::of_hops(hops) as usize].push(p);
-                }
-            }
+    adj
+}
+
+/// The servers of `hosts` (in order) at each level from ToR `t` (indexed like
+/// [`PingLevel::ALL`]); the ToR's own servers, the server asking included, are at level
+/// `Tor`. Servers whose ToRs are not connected to `t` are at no level.
+fn levels_from(
+    topo: &Topology,
+    adj: &[Vec<u32>],
+    tor: &[Option<u32>],
+    hosts: &[u32],
+    t: u32,
+) -> [Vec<u32>; 3] {
+    let d = switch_hops(topo, adj, t);
+    let mut lv: [Vec<u32>; 3] = Default::default();
+    for &p in hosts {
+        let Some(pt) = tor[p as usize] else { continue };
+        let hops = d[pt as usize];
+        if hops != u32::MAX {
+            lv[PingLevel::of_hops(hops) as usize].push(p);
         }
-        out.push(lv);
     }
-    out
+    lv
 }
 
 /// The probes: each server starts at a random phase in [at, at + interval) and then, every
@@ -141,30 +165,90 @@ pub fn pingmesh(
     id: u64,
     dscp: &dyn Fn(u32) -> u8,
 ) -> Vec<FlowSpec> {
-    let peers = peers(topo, p.hosts);
-    let mut flows = Vec::new();
-    let step = p.interval.ps().max(1);
-    for (i, (&h, lv)) in p.hosts.iter().zip(&peers).enumerate() {
-        let mut rng = workload_stream(seed, id, i as u64);
-        let mut t = p.at.ps() + rng.random_range(0..step);
-        while t < p.until.ps() {
-            for &level in p.levels {
-                let cand = &lv[level as usize];
-                if cand.is_empty() {
-                    continue;
-                }
-                let dst = cand[rng.random_range(0..cand.len())];
-                let mut f = flow(h, dst, Some(p.size), Time::from_ps(t), dscp(h));
-                f.kind = FlowKind::Probe(Probe {
-                    level,
-                    timeout: p.timeout,
-                });
-                flows.push(f);
-            }
-            t += step;
+    let adj = switch_adjacency(topo);
+    let tor = tor_of(topo);
+    // Hosts grouped by ToR (positions in `hosts`): the peer lists of one ToR's servers are
+    // built once and dropped before the next ToR's, so memory stays O(hosts) where a list per
+    // server would be O(hosts²) (48,000 servers: 9 GB).
+    let mut by_tor: std::collections::BTreeMap<u32, Vec<usize>> = Default::default();
+    for (i, &h) in p.hosts.iter().enumerate() {
+        if let Some(t) = tor[h as usize] {
+            by_tor.entry(t).or_default().push(i);
         }
     }
-    flows
+    let mut per_host: Vec<Vec<FlowSpec>> = vec![Vec::new(); p.hosts.len()];
+    for (t, members) in by_tor {
+        let lists = levels_from(topo, &adj, &tor, p.hosts, t);
+        for i in members {
+            let h = p.hosts[i];
+            let mut rng = workload_stream(seed, id, i as u64);
+            let step = p.interval.ps().max(1);
+            let mut at = p.at.ps() + rng.random_range(0..step);
+            while at < p.until.ps() {
+                for &level in p.levels {
+                    let cand = Candidates::new(&lists[level as usize], h);
+                    if cand.len == 0 {
+                        continue;
+                    }
+                    let dst = cand.get(rng.random_range(0..cand.len));
+                    let mut f = flow(h, dst, Some(p.size), Time::from_ps(at), dscp(h));
+                    f.kind = FlowKind::Probe(Probe {
+                        level,
+                        timeout: p.timeout,
+                    });
+                    per_host[i].push(f);
+                }
+                at += step;
+            }
+        }
+    }
+    per_host.into_iter().flatten().collect()
+}
+
+/// The peers of server `h` at one level: the level's list of servers without `h` itself,
+/// indexed without copying the list (`h` is in it at most at its own ToR's level).
+struct Candidates<'a> {
+    list: &'a [u32],
+    me: u32,
+    /// Where `h` is in `list` when it is there exactly once (the usual case).
+    at: Option<usize>,
+    /// `list` without `h`, when `h` is there more than once (a host listed twice).
+    filtered: Option<Vec<u32>>,
+    len: usize,
+}
+
+impl<'a> Candidates<'a> {
+    fn new(list: &'a [u32], me: u32) -> Self {
+        let mut at = None;
+        let mut count = 0;
+        for (j, &x) in list.iter().enumerate() {
+            if x == me {
+                count += 1;
+                at.get_or_insert(j);
+            }
+        }
+        let filtered = (count > 1).then(|| list.iter().copied().filter(|&x| x != me).collect());
+        Candidates {
+            list,
+            me,
+            at: if count == 1 { at } else { None },
+            filtered,
+            len: list.len() - count,
+        }
+    }
+
+    /// The `k`-th peer (`k` < `len`), in the order of the host list.
+    fn get(&self, k: usize) -> u32 {
+        if let Some(f) = &self.filtered {
+            return f[k];
+        }
+        let j = match self.at {
+            Some(a) if k >= a => k + 1,
+            _ => k,
+        };
+        debug_assert_ne!(self.list[j], self.me);
+        self.list[j]
+    }
 }
 
 /// The number of probes [`pingmesh`] makes at most (a guard against a mistyped interval).

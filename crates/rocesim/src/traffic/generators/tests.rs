@@ -384,6 +384,68 @@ fn pingmesh_probe_schedule() {
     assert_ne!(flows, pingmesh(&topo, &p, 8, 0, &d26));
 }
 
+/// Pingmesh probes as they were drawn from one materialized peer list per server (before the
+/// lists were built per ToR): same streams, same draws.
+fn pingmesh_by_server_lists(topo: &Topology, p: &Pingmesh<'_>, seed: u64) -> Vec<FlowSpec> {
+    use rand::RngExt;
+    let peers = peers(topo, p.hosts);
+    let mut flows = Vec::new();
+    let step = p.interval.ps().max(1);
+    for (i, (&h, lv)) in p.hosts.iter().zip(&peers).enumerate() {
+        let mut rng = workload_stream(seed, 0, i as u64);
+        let mut t = p.at.ps() + rng.random_range(0..step);
+        while t < p.until.ps() {
+            for &level in p.levels {
+                let cand = &lv[level as usize];
+                if cand.is_empty() {
+                    continue;
+                }
+                let dst = cand[rng.random_range(0..cand.len())];
+                let mut f = flow(h, dst, Some(p.size), Time::from_ps(t), d26(h));
+                f.kind = FlowKind::Probe(crate::traffic::flow::Probe {
+                    level,
+                    timeout: p.timeout,
+                });
+                flows.push(f);
+            }
+            t += step;
+        }
+    }
+    flows
+}
+
+#[test]
+fn pingmesh_per_tor_lists_draw_what_per_server_lists_drew() {
+    // Hosts out of order, one listed twice, one ToR's servers all probing: the generator that
+    // builds peer lists per ToR yields the probes of per-server lists, flow for flow.
+    let topo = fat_tree4();
+    let levels = [PingLevel::Tor, PingLevel::Podset, PingLevel::Dc];
+    for hosts in [
+        (0..16).collect::<Vec<u32>>(),
+        vec![9, 3, 0, 1, 14, 3, 7],
+        vec![0, 1],
+    ] {
+        let p = Pingmesh {
+            hosts: &hosts,
+            interval: Time::from_us(3),
+            size: 512,
+            levels: &levels,
+            at: Time::from_us(1),
+            until: Time::from_us(40),
+            timeout: Time::from_ms(1),
+        };
+        for seed in [1, 2, 3] {
+            let want = pingmesh_by_server_lists(&topo, &p, seed);
+            assert!(!want.is_empty());
+            assert_eq!(
+                pingmesh(&topo, &p, seed, 0, &d26),
+                want,
+                "{hosts:?} seed {seed}"
+            );
+        }
+    }
+}
+
 /// The eager Poisson generator as it was before arrivals were produced lazily: every host's
 /// whole stream drawn, then the flows stably sorted by (start, src).
 fn eager_poisson(p: &Poisson<'_>, seed: u64, id: u64) -> Vec<(u32, u32, u64, Time)> {
