@@ -29,6 +29,8 @@ mod invariant_tests;
 #[cfg(test)]
 mod irn_tests;
 #[cfg(test)]
+mod pfc_tests;
+#[cfg(test)]
 mod pg_tests;
 pub mod testkit;
 #[cfg(test)]
