@@ -181,12 +181,15 @@ pub fn pingmesh(
         let lists = levels_from(topo, &adj, &tor, p.hosts, t);
         for i in members {
             let h = p.hosts[i];
+            // This server's peers at each level, found once (not per probe: a level's list
+            // can hold every server of the fabric).
+            let cands: [Candidates<'_>; 3] = std::array::from_fn(|l| Candidates::new(&lists[l], h));
             let mut rng = workload_stream(seed, id, i as u64);
             let step = p.interval.ps().max(1);
             let mut at = p.at.ps() + rng.random_range(0..step);
             while at < p.until.ps() {
                 for &level in p.levels {
-                    let cand = Candidates::new(&lists[level as usize], h);
+                    let cand = &cands[level as usize];
                     if cand.len == 0 {
                         continue;
                     }
