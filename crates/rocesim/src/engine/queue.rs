@@ -77,6 +77,9 @@ pub struct EventQueue {
     /// First entry of the sorted slot not yet popped.
     head: usize,
     overflow: BinaryHeap<Reverse<Entry>>,
+    /// Slot of the overflow heap's earliest entry, or `u64::MAX` when the heap is empty: the
+    /// wheel's turn checks this one number instead of calling `refill`.
+    overflow_slot: u64,
     seq: u64,
     now: Time,
 }
@@ -98,6 +101,7 @@ impl EventQueue {
             sorted: u64::MAX,
             head: 0,
             overflow: BinaryHeap::new(),
+            overflow_slot: u64::MAX,
             seq: 0,
             now: Time::ZERO,
         }
@@ -120,6 +124,7 @@ impl EventQueue {
         if e.slot() < self.cur + SLOTS as u64 {
             self.put(e);
         } else {
+            self.overflow_slot = self.overflow_slot.min(e.slot());
             self.overflow.push(Reverse(e));
         }
     }
@@ -151,16 +156,25 @@ impl EventQueue {
     /// were beyond the horizon until now, so no entry was pushed there directly, and they come
     /// out of the heap in (time, sequence) order: every slot still receives entries in
     /// sequence order.
+    #[inline(always)]
     fn refill(&mut self) {
+        if self.overflow_slot < self.cur + SLOTS as u64 {
+            self.refill_from_heap();
+        }
+    }
+    #[inline(never)]
+    fn refill_from_heap(&mut self) {
         let horizon = self.cur + SLOTS as u64;
         while let Some(Reverse(e)) = self.overflow.peek() {
             if e.slot() >= horizon {
-                break;
+                self.overflow_slot = e.slot();
+                return;
             }
             let e = *e;
             self.overflow.pop();
             self.put(e);
         }
+        self.overflow_slot = u64::MAX;
     }
     /// Absolute slot of the first non-empty wheel slot at or after `cur`.
     fn next_slot(&self) -> Option<u64> {
@@ -205,7 +219,7 @@ impl EventQueue {
                     return None;
                 }
                 self.cur = e.slot();
-                self.refill();
+                self.refill_from_heap();
                 self.cur
             }
         };
