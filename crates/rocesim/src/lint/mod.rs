@@ -99,16 +99,16 @@ struct Traffic {
 /// Distinct (sender, receiver, DSCP, kind) of every flow; RDMA READ data flows from the
 /// responder, which the flow list names as `src`.
 fn traffic(sc: &Scenario) -> Vec<Traffic> {
-    let mut v: Vec<Traffic> = (sc.flows.iter())
+    let mut v: Vec<Traffic> = (sc.each_flow())
         .map(|f| Traffic {
             src: f.src,
             dst: f.dst,
             dscp: f.dscp,
             tcp: matches!(f.kind, FlowKind::Tcp(_)),
         })
+        .collect::<std::collections::BTreeSet<Traffic>>()
+        .into_iter()
         .collect();
-    v.sort_unstable();
-    v.dedup();
     v.shrink_to_fit();
     v
 }

@@ -32,6 +32,8 @@ mod irn_tests;
 mod pfc_tests;
 #[cfg(test)]
 mod pg_tests;
+#[cfg(test)]
+mod stream_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
@@ -73,6 +75,8 @@ pub struct Sim {
     /// Owner and local index of every port, by network-wide id.
     pub(crate) port_loc: Vec<(NodeRef, u16)>,
     pub(crate) starts: FlowStarts,
+    /// Sender and receiver host of every flow, listed and streamed, by id.
+    pub(crate) ends: Vec<[u32; 2]>,
     pub(crate) retiring: Retiring,
     pub(crate) sampler: Sampler,
     pub(crate) detector: Detector,
@@ -187,11 +191,11 @@ impl Sim {
             Event::RxDone(h) => nics[h as usize].on_rx_done(ctx),
             Event::RxPlaced(h) => nics[h as usize].on_rx_placed(ctx),
             Event::QpTimer(f) => {
-                let src = self.scenario.flows[f as usize].src;
+                let src = self.ends[f as usize][0];
                 nics[src as usize].on_qp_timer(f, ctx)
             }
             Event::CcTimer(f) => {
-                let src = self.scenario.flows[f as usize].src;
+                let src = self.ends[f as usize][0];
                 nics[src as usize].on_cc_timer(f, ctx)
             }
             Event::BitmapRead(h) => nics[h as usize].on_bitmap_read(ctx),
@@ -203,7 +207,7 @@ impl Sim {
             }
             Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
             Event::FlowStart => self.on_flow_start(),
-            Event::StartChained(f) => self.activate_flow(f),
+            Event::StartChained(f) => self.activate_flow(f, None),
             Event::DeadlockCheck => self.on_deadlock_check(),
             Event::Reroute => self.reroute(),
             Event::Sample => self.on_sample(),
@@ -274,8 +278,8 @@ impl Sim {
 
     fn on_sample(&mut self) {
         let now = self.now();
-        let (nics, conns, specs) = (&self.nics, &self.ctx.conns, &self.scenario.flows);
-        let cc = |f: u32| flow_cc(nics, conns, specs, f);
+        let (nics, conns, ends) = (&self.nics, &self.ctx.conns, &self.ends);
+        let cc = |f: u32| flow_cc(nics, conns, ends, f);
         self.sampler
             .sample(now, &mut self.ctx.monitor.flows, cc, &self.switches);
         (self.sampler.counters).sample_due(now, &self.switches, &self.ctx.monitor);
@@ -289,8 +293,8 @@ impl Sim {
     fn sample_final(&mut self) {
         let now = self.now();
         if self.sampler.throughput_interval.is_some() && now > self.sampler.last {
-            let (nics, conns, specs) = (&self.nics, &self.ctx.conns, &self.scenario.flows);
-            let cc = |f: u32| flow_cc(nics, conns, specs, f);
+            let (nics, conns, ends) = (&self.nics, &self.ctx.conns, &self.ends);
+            let cc = |f: u32| flow_cc(nics, conns, ends, f);
             self.sampler
                 .sample_throughput(now, &mut self.ctx.monitor.flows, cc);
         }
@@ -307,11 +311,11 @@ impl Sim {
 fn flow_cc(
     nics: &[Nic],
     conns: &ConnTable,
-    specs: &[crate::traffic::FlowSpec],
+    ends: &[[u32; 2]],
     f: u32,
 ) -> (Option<crate::units::Rate>, Option<u64>) {
     let c = conns.get(crate::ids::FlowId(f));
-    match nics[specs[f as usize].src as usize].senders.get(c.send.0) {
+    match nics[ends[f as usize][0] as usize].senders.get(c.send.0) {
         Some(r) if r.flow == f => (r.sq.cc.rate(), r.sq.cc.window()),
         _ => (None, None),
     }

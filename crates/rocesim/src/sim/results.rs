@@ -84,8 +84,8 @@ impl Sim {
         let is_row = |spec: &FlowSpec| !matches!(spec.kind, FlowKind::Probe(_));
         // Sized exactly: grown by doubling, a million rows of 280 B would reserve up to twice
         // that and hold both buffers while it moves them (the peak of a long run).
-        let mut rows = Vec::with_capacity(sc.flows.iter().filter(|s| is_row(s)).count());
-        let all = (sc.flows.iter().zip(&self.ctx.monitor.flows))
+        let mut rows = Vec::with_capacity(sc.each_flow().filter(|s| is_row(s)).count());
+        let all = (sc.each_flow().zip(&self.ctx.monitor.flows))
             .enumerate()
             .filter(|(_, (spec, _))| is_row(spec))
             .map(|(i, (spec, rec))| {
@@ -146,7 +146,7 @@ impl Sim {
         let warm = self.scenario.sim.warmup.min(now);
         let window = now.saturating_sub(warm);
         let sc = &self.scenario;
-        (sc.flows.iter().zip(&self.ctx.monitor.flows))
+        (sc.each_flow().zip(&self.ctx.monitor.flows))
             .enumerate()
             .filter_map(|(i, (spec, rec))| {
                 let crate::traffic::FlowKind::Tcp(cc) = spec.kind else {
@@ -171,7 +171,7 @@ impl Sim {
 
     /// Payload bytes of each flow's data packets still inside the network.
     fn inflight_by_flow(&self) -> Vec<u64> {
-        let mut v = vec![0u64; self.scenario.flows.len()];
+        let mut v = vec![0u64; self.scenario.flow_count()];
         let mut count = |id: u32| {
             let p = self.ctx.packets.get(id);
             if p.kind == PacketKind::Data {
@@ -339,6 +339,11 @@ impl Sim {
             .collect()
     }
 
+    /// Is flow `f` a Pingmesh probe? (Streamed flows never are.)
+    fn is_probe(&self, f: u32) -> bool {
+        (self.scenario.flows.get(f as usize)).is_some_and(|s| matches!(s.kind, FlowKind::Probe(_)))
+    }
+
     fn ping_records(&self, now: Time) -> Vec<PingRecord> {
         let sc = &self.scenario;
         let name = |h: u32| sc.topology.hosts[h as usize].name.clone();
@@ -347,9 +352,8 @@ impl Sim {
 
     /// Throughput samples of the application's flows (probes are left out).
     fn throughput_samples(&self) -> Vec<ThroughputSample> {
-        let flows = &self.scenario.flows;
         (self.sampler.throughput.iter())
-            .filter(|s| !matches!(flows[s.1 as usize].kind, FlowKind::Probe(_)))
+            .filter(|s| !self.is_probe(s.1))
             .map(|&(t, flow_id, gbps)| ThroughputSample {
                 time_ns: t.ns(),
                 flow_id,
@@ -402,9 +406,8 @@ impl Sim {
 
     /// Congestion-control samples of the application's flows (probes are left out).
     fn rate_samples(&self) -> Vec<RateSample> {
-        let flows = &self.scenario.flows;
         (self.sampler.rates.iter())
-            .filter(|s| !matches!(flows[s.1 as usize].kind, FlowKind::Probe(_)))
+            .filter(|s| !self.is_probe(s.1))
             .map(|&(t, flow_id, g, window_bytes)| RateSample {
                 time_ns: t.ns(),
                 flow_id,
@@ -442,8 +445,8 @@ impl Sim {
                 last_ns: last.ns(),
                 congested_ns: ps / 1000,
                 marked: cp.marked,
-                sources: names(flows.iter().map(|&f| sc.flows[f as usize].src).collect()),
-                destinations: names(flows.iter().map(|&f| sc.flows[f as usize].dst).collect()),
+                sources: names(flows.iter().map(|&f| self.ends[f as usize][0]).collect()),
+                destinations: names(flows.iter().map(|&f| self.ends[f as usize][1]).collect()),
             });
         }
         out

@@ -36,9 +36,9 @@ impl Sim {
                 return true;
             }
             let c = *self.ctx.conns.get(FlowId(f));
-            let spec = &self.scenario.flows[f as usize];
-            self.nics[spec.src as usize].release_requester(c.send.0, f);
-            self.nics[spec.dst as usize].close_responder(c.recv.0, f);
+            let [src, dst] = self.ends[f as usize];
+            self.nics[src as usize].release_requester(c.send.0, f);
+            self.nics[dst as usize].close_responder(c.recv.0, f);
             false
         });
         self.retiring.flows = flows;
@@ -54,7 +54,7 @@ impl Sim {
             || rec.done_at().is_some_and(|d| d <= self.sampler.last);
         let c = self.ctx.conns.get(FlowId(f));
         let now = self.now();
-        let timer_idle = self.nics[self.scenario.flows[f as usize].src as usize]
+        let timer_idle = self.nics[self.ends[f as usize][0] as usize]
             .senders
             .get(c.send.0)
             .filter(|r| r.flow == f)
