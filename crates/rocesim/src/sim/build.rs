@@ -93,7 +93,8 @@ impl Sim {
             .map(|(h, ids)| build_nic(&scenario, h, take(ids).remove(0)))
             .collect();
         let congestion = scenario.switches.iter().any(|s| s.ecn.is_some());
-        let nflows = scenario.flow_count();
+        // Streamed flows are held from their start (`Monitor::admit`).
+        let nflows = scenario.flows.len();
         let out = &scenario.output;
         let mut sim = Sim {
             ctx: Ctx {
@@ -109,8 +110,8 @@ impl Sim {
             nics,
             port_loc,
             starts: flow_starts(&scenario),
-            ends: Vec::with_capacity(nflows),
             retiring: Default::default(),
+            spill: Default::default(),
             sampler: Sampler::new(out.throughput_interval, out.queue_sample_interval),
             detector: Detector::new(scenario.sim.deadlock_detection, nports),
             events: 0,
@@ -124,9 +125,8 @@ impl Sim {
         sim.sampler.counters = crate::monitor::counter_sampler::CounterSampler::new(
             sim.scenario.output.counters_interval,
         );
-        for (f, spec) in sim.scenario.each_flow().enumerate() {
-            sim.ctx.monitor.flows[f].start = spec.start;
-            sim.ends.push([spec.src, spec.dst]);
+        for (f, spec) in sim.scenario.flows.iter().enumerate() {
+            sim.ctx.monitor.flows[f as u32].start = spec.start;
         }
         sim.schedule_initial();
         Ok(sim)

@@ -32,8 +32,8 @@ impl Sim {
         }
         let m = &self.ctx.monitor;
         let mut retx = vec![0u64; self.nics.len()];
-        for (&[src, _], rec) in self.ends.iter().zip(&m.flows) {
-            retx[src as usize] += rec.c.retx_packets as u64;
+        for (_, spec, (rec, _)) in self.every_flow() {
+            retx[spec.src as usize] += rec.c.retx_packets as u64;
         }
         let counts =
             |c: Option<&crate::nic::cache::LruCache>| c.map_or((0, 0), |c| (c.hits, c.misses));

@@ -120,7 +120,11 @@ impl Sim {
     /// `streamed` is its spec when a stream made it (else it is listed).
     pub(crate) fn activate_flow(&mut self, f: u32, streamed: Option<&FlowSpec>) {
         let now = self.now();
-        self.ctx.monitor.flows[f as usize].start = now;
+        if streamed.is_some() {
+            self.ctx.monitor.admit(f, now);
+            self.ctx.packets.by_flow.extend_to(f + 1, 0);
+        }
+        self.ctx.monitor.flows[f].start = now;
         let spec = streamed.unwrap_or_else(|| &self.scenario.flows[f as usize]);
         let (requester, responder) = self.open_qp(f, spec, now);
         let (src, dst) = (spec.src, spec.dst);
@@ -131,7 +135,9 @@ impl Sim {
             self.nics[src as usize].irn_open_tx(send, cap, now);
             self.nics[dst as usize].irn_open_rx(recv);
         }
-        self.ctx.conns.connect(FlowId(f), QpId(send), QpId(recv));
+        self.ctx
+            .conns
+            .connect(FlowId(f), [src, dst], QpId(send), QpId(recv));
         let ctx = &mut self.ctx;
         self.nics[src as usize].try_send(ctx);
     }
