@@ -349,7 +349,7 @@ fn check_case(name: &str, text: &str, sets: &[String]) -> Result<(), String> {
             RAN.fetch_add(1, Ordering::Relaxed);
             let started = Instant::now();
             let cpu_before = thread_cpu();
-            let flows = scenario.flows.len() as u32;
+            let flows = scenario.flow_count() as u32;
             let ports = 2 * scenario.topology.links.len() as u32;
             // Every case stays short: 20 us of simulated time at most.
             let limit = rocesim::units::Time::from_us(20);

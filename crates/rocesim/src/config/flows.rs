@@ -10,12 +10,13 @@ use super::leaf::{choice, leaf, Dscp, FlowSize, Int, RateV, Size, Str, TimeV};
 use super::lists::Items;
 use super::suggest;
 use super::tcp::TcpCcV;
-use super::workload;
+use super::workload::{self, Generated};
 use crate::nic::params::NicParams;
 use crate::nic::tcp::TcpCc;
 use crate::table;
 use crate::topology::Topology;
 use crate::traffic::flow::FlowMem;
+use crate::traffic::stream::FlowStream;
 use crate::traffic::{FlowKind, FlowSpec};
 use crate::units::Time;
 use toml::Value;
@@ -289,14 +290,15 @@ fn flow(ctx: &mut Ctx, env: &Env<'_>, t: &Flow) -> Option<(FlowSpec, bool)> {
 pub const MAX_FLOWS: usize = crate::traffic::workload::MAX_GENERATED_FLOWS as usize;
 
 /// Check `[[flow]]` and `[[workload]]` (their tables with dotted keys) and return every flow
-/// (explicit ones first, then each workload's in order). Source ports not given are derived
-/// from `sim.seed` and the flow index.
+/// (explicit ones first, then each workload's in order): the listed flows, and the trailing
+/// generic Poisson workloads as streams (`traffic::stream`) numbered after them. Source ports
+/// not given are derived from `sim.seed` and the flow index.
 pub fn parse(
     ctx: &mut Ctx,
     flows: &[(String, toml::Table)],
     workloads: &[(String, toml::Table)],
     env: &Env<'_>,
-) -> Option<Vec<FlowSpec>> {
+) -> Option<(Vec<FlowSpec>, Vec<FlowStream>)> {
     let before = ctx.count();
     let mut out: Vec<(FlowSpec, bool)> = Vec::new();
     let mut names: HashSet<String> = HashSet::new();
@@ -314,20 +316,34 @@ pub fn parse(
             out.push(f);
         }
     }
+    // Streams stay streams only while no listed workload follows them.
+    let mut streams: Vec<FlowStream> = Vec::new();
     for (i, (p, t)) in workloads.iter().enumerate() {
-        if let Some(fs) = workload::flows(ctx, env, t, p, i) {
-            // Each generator caps its own flows; the workloads together are capped too, so
-            // that many of them cannot build a list of tens of millions before the memory
-            // estimate sees it (the generated-scenario test found a 6.4 GB list).
-            if out.len() + fs.len() > MAX_FLOWS {
-                let n = out.len() + fs.len();
-                let msg = format!(
-                    "the flows and workloads up to this one generate {n} flows, more than \
-                     {MAX_FLOWS} in all: shorten `until`, lower `load` or `count`, or split the run"
-                );
-                ctx.err(p.to_string(), msg);
-                return None;
+        let Some(g) = workload::flows(ctx, env, t, p, i) else {
+            continue;
+        };
+        let fs = match g {
+            Generated::Listed(fs) => Some(fs),
+            Generated::Stream(a, style) => {
+                streams.push(FlowStream::new(a, style, 0));
+                None
             }
+        };
+        // Each generator caps its own flows; the workloads together are capped too, so
+        // that many of them cannot build a list of tens of millions before the memory
+        // estimate sees it (the generated-scenario test found a 6.4 GB list).
+        let total = out.len() + streams.iter().map(|s| s.count as usize).sum::<usize>();
+        let total = total + fs.as_ref().map_or(0, Vec::len);
+        if total > MAX_FLOWS {
+            let msg = format!(
+                "the flows and workloads up to this one generate {total} flows, more than \
+                 {MAX_FLOWS} in all: shorten `until`, lower `load` or `count`, or split the run"
+            );
+            ctx.err(p.to_string(), msg);
+            return None;
+        }
+        if let Some(fs) = fs {
+            list_streams(&mut out, &mut streams);
             // Chains (`after`) are local to the workload; ports a generator drew are kept.
             let base = out.len() as u32;
             out.extend(fs.into_iter().map(|mut f| {
@@ -341,6 +357,15 @@ pub fn parse(
         return None;
     }
     let ns3 = env.ecmp_hash == crate::fabric::params::EcmpHash::Ns3;
+    if ns3 {
+        // ns-3's source ports count earlier flows of a pair over the whole list.
+        list_streams(&mut out, &mut streams);
+    }
+    let mut first = out.len() as u32;
+    for s in &mut streams {
+        s.first = first;
+        first = s.end();
+    }
     let ns3_ports = if ns3 { ns3_sports(&out) } else { Vec::new() };
     let with_ports = out.into_iter().enumerate().map(|(i, (mut f, given))| {
         if !given {
@@ -354,7 +379,18 @@ pub fn parse(
     // Collected in place, the list would keep the (spec, port given) pairs' larger slots.
     let mut flows: Vec<FlowSpec> = with_ports.collect();
     flows.shrink_to_fit();
-    Some(flows)
+    Some((flows, streams))
+}
+
+/// Append the flows of `streams` to `out` as listed flows (a listed workload follows them),
+/// with their source ports still to be derived.
+fn list_streams(out: &mut Vec<(FlowSpec, bool)>, streams: &mut Vec<FlowStream>) {
+    for s in streams.drain(..) {
+        out.extend(s.iter().map(|(_, mut f)| {
+            f.sport = 0;
+            (f, false)
+        }));
+    }
 }
 
 /// ns-3's source ports (`third.cc`): flows start in start-time order and each takes

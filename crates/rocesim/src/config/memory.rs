@@ -80,8 +80,9 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
         .collect::<std::collections::BTreeSet<u32>>()
         .len() as f64;
     let hosts = topo.hosts.len() as f64;
-    let flows = sc.flows.len() as f64;
+    let flows = sc.flow_count() as f64;
     // A flow of `qps = Q` becomes Q queue pairs, each with its own spec, record and state.
+    // Streamed flows are Poisson RDMA writes of one QP and a size: none counts below.
     let extra_qps = (sc.flows.iter())
         .map(|f| f.mem().qps.max(1) as f64 - 1.0)
         .sum::<f64>();

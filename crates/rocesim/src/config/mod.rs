@@ -195,6 +195,7 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
     let faults = faults::parse(ctx, &fault_t, topology.as_ref(), duration);
     let output_t = ctx.get(&file.output).unwrap_or_default();
     let output = sim::output(ctx, &output_t, &name);
+    let (flows, streams) = flows.unzip();
     let scenario = Scenario {
         name,
         sim: sim?,
@@ -202,6 +203,7 @@ fn check(ctx: &mut Ctx, file: &ScenarioFile, name: String, base_dir: &Path) -> O
         switches: switches?,
         nics: nics.per_host?,
         flows: flows?,
+        streams: streams?,
         faults: faults?,
         output: output?,
         tcp,

@@ -1,7 +1,10 @@
 //! The checked, typed scenario: what the config layer hands to the simulator builder.
 //! Nothing here is text to be interpreted; every value has its unit type.
 
+use std::borrow::Cow;
 use std::path::PathBuf;
+
+use crate::traffic::stream::FlowStream;
 
 use crate::fabric::params::SwitchParams;
 use crate::faults::FaultSpec;
@@ -88,12 +91,30 @@ pub struct Scenario {
     pub switches: Vec<SwitchParams>,
     /// Parameters per host NIC, indexed like `topology.hosts`.
     pub nics: Vec<NicParams>,
-    /// All flows (explicit and generated), in any order.
+    /// The listed flows (explicit and generated), ids `0 .. flows.len()`, in any start order.
     pub flows: Vec<FlowSpec>,
+    /// Workloads whose flows are made as the run reaches them (`traffic::stream`), ids after
+    /// the listed flows and each other's. Walk every flow with [`Scenario::each_flow`].
+    pub streams: Vec<FlowStream>,
     /// Faults.
     pub faults: Vec<FaultSpec>,
     /// Output settings.
     pub output: OutputParams,
     /// Parameters of the TCP flows.
     pub tcp: crate::nic::tcp::TcpParams,
+}
+
+impl Scenario {
+    /// How many flows it defines, listed and streamed.
+    pub fn flow_count(&self) -> usize {
+        self.flows.len() + self.streams.iter().map(|s| s.count as usize).sum::<usize>()
+    }
+
+    /// Every flow in id order: the listed ones borrowed, the streamed ones made anew (a walk
+    /// costs their generation, not their memory).
+    pub fn each_flow(&self) -> impl Iterator<Item = Cow<'_, FlowSpec>> + '_ {
+        let listed = self.flows.iter().map(Cow::Borrowed);
+        let streamed = (self.streams.iter()).flat_map(|s| s.iter().map(|(_, f)| Cow::Owned(f)));
+        listed.chain(streamed)
+    }
 }

@@ -12,7 +12,9 @@ use super::suggest;
 use super::tcp::TcpCcV;
 use crate::table;
 use crate::traffic::cdf::{Cdf, Sampling};
+use crate::traffic::flow::FlowMem;
 use crate::traffic::generators;
+use crate::traffic::stream::StreamStyle;
 use crate::traffic::workload::{self as wl, Workload};
 use crate::traffic::FlowSpec;
 use crate::units::{Bytes, Time};
@@ -473,6 +475,33 @@ fn small_flows_dscp(flows: &mut [FlowSpec], limit: Bytes, dscp: u8) {
     }
 }
 
+/// A workload's flows: listed, or (a generic Poisson workload without memory keys) an arrival
+/// process and the fields every flow takes, from which `flows::parse` makes a stream
+/// (`traffic::stream`) or the same list.
+pub enum Generated {
+    /// Every flow, in the workload's order.
+    Listed(Vec<FlowSpec>),
+    /// Flows made on demand.
+    Stream(crate::traffic::generators::PoissonArrivals, StreamStyle),
+}
+
+/// A stream of `arrivals` dressed by `style`, or the error (with its key) that `arrivals`
+/// carries.
+fn stream(
+    ctx: &mut Ctx,
+    p: &str,
+    arrivals: Result<generators::PoissonArrivals, wl::WlError>,
+    style: StreamStyle,
+) -> Option<Generated> {
+    match arrivals {
+        Ok(a) => Some(Generated::Stream(a, style)),
+        Err((key, msg)) => {
+            ctx.err(at(p, key), msg);
+            None
+        }
+    }
+}
+
 /// The flows of the workload table `t` at `p` (index `index`); `None` after errors.
 pub fn flows(
     ctx: &mut Ctx,
@@ -480,7 +509,7 @@ pub fn flows(
     t: &toml::Table,
     p: &str,
     index: usize,
-) -> Option<Vec<FlowSpec>> {
+) -> Option<Generated> {
     let kind = V::<KindV>::of(t.get("kind"), p, "kind");
     let what = "one of trace, poisson, incast, permutation, all_to_all, tor_to_tor, \
                 storage_read, pingmesh";
@@ -490,7 +519,7 @@ pub fn flows(
         "trace" => {
             let f = ctx.with(&v, p, |c, t| trace(c, env, t));
             let mem = memory(ctx, t, p);
-            return with_memory(ctx, p, f?, mem?);
+            return with_memory(ctx, p, f?, mem?).map(Generated::Listed);
         }
         "poisson" => ctx.with(&v, p, |c, t| poisson(c, env, t)),
         "incast" => ctx.with(&v, p, |c, t| incast(c, env, t)),
@@ -523,6 +552,18 @@ pub fn flows(
     let limit = ctx.or(&small_size, Bytes(100_000))?;
     let mem = memory(ctx, t, p);
     let w = w?;
+    if mem.as_ref() == Some(&FlowMem::default()) {
+        if let Some(a) = wl::poisson_arrivals(&w, &e) {
+            let kind = t.contains_key("flow_kind").then_some(flow_kind?);
+            let style = StreamStyle {
+                dscp_by_host: (0..e.topo.hosts.len() as u32).map(&dscp).collect(),
+                kind: kind.unwrap_or(crate::traffic::FlowKind::RdmaWrite),
+                small: small.map(|d| (limit.0, d)),
+                sport_seed: env.seed,
+            };
+            return stream(ctx, p, a, style);
+        }
+    }
     match wl::expand(&w, &e) {
         Ok(mut f) => {
             let kind = flow_kind?;
@@ -532,7 +573,7 @@ pub fn flows(
             if let Some(d) = small {
                 small_flows_dscp(&mut f, limit, d);
             }
-            with_memory(ctx, p, f, mem?)
+            with_memory(ctx, p, f, mem?).map(Generated::Listed)
         }
         Err((key, msg)) => {
             if !msg.is_empty() {

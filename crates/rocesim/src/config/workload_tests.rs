@@ -1,6 +1,7 @@
 //! Workload tables: small-flow DSCP and the memory keys of every kind.
 
 use crate::config::load_str;
+use crate::traffic::FlowSpec;
 
 #[test]
 fn trace_tor_to_tor_and_storage_read_take_region_access_and_qps() {
@@ -69,9 +70,10 @@ small_flow_dscp = 30
 small_flow_size = "50KB"
 "#;
     let sc = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
-    assert!(sc.flows.len() > 20);
+    let flows = all_flows(&sc);
+    assert!(flows.len() > 20);
     let (mut small, mut large) = (0, 0);
-    for f in &sc.flows {
+    for f in &flows {
         let size = f.size.unwrap();
         let want = if size < 50_000 { 30 } else { 26 };
         assert_eq!(f.dscp, want, "{size} B");
@@ -110,13 +112,56 @@ fn poisson_arrivals_stop_at_the_end_of_the_run() {
         star_run(4, &wl)
     };
     let dir = std::path::Path::new(".");
-    let short = load_str(&text("100us"), "t.toml", dir, &[]).unwrap();
-    let long = load_str(&text("100ms"), "t.toml", dir, &[]).unwrap();
-    assert!(short.flows.len() > 10, "{} flows", short.flows.len());
-    assert_eq!(long.flows, short.flows);
-    let half = load_str(&text("50us"), "t.toml", dir, &[]).unwrap();
-    assert!(half.flows.len() < short.flows.len());
-    assert_eq!(half.flows[..], short.flows[..half.flows.len()]);
+    let short = all_flows(&load_str(&text("100us"), "t.toml", dir, &[]).unwrap());
+    let long = all_flows(&load_str(&text("100ms"), "t.toml", dir, &[]).unwrap());
+    assert!(short.len() > 10, "{} flows", short.len());
+    assert_eq!(long, short);
+    let half = all_flows(&load_str(&text("50us"), "t.toml", dir, &[]).unwrap());
+    assert!(half.len() < short.len());
+    // Source ports are drawn from the flow index: compare the rest.
+    let key = |f: &FlowSpec| (f.src, f.dst, f.size, f.start, f.dscp);
+    let prefix: Vec<_> = short[..half.len()].iter().map(key).collect();
+    assert_eq!(half.iter().map(key).collect::<Vec<_>>(), prefix);
+}
+
+/// Every flow of `sc`, listed and streamed, in id order.
+fn all_flows(sc: &crate::config::Scenario) -> Vec<FlowSpec> {
+    sc.each_flow().map(std::borrow::Cow::into_owned).collect()
+}
+
+/// A trailing generic Poisson workload is a stream (no flow is held), and its flows are those
+/// the eager generator lists when a listed workload follows it: same ids, ends, sizes,
+/// starts, DSCPs (small flows included) and source ports.
+#[test]
+fn a_streamed_poisson_workload_makes_the_flows_the_list_would_hold() {
+    let poisson = "[[workload]]\nkind = \"poisson\"\ncdf = \"alistorage\"\nload = 0.6\n\
+                   small_flow_dscp = 30\nsmall_flow_size = \"10KB\"\n";
+    let incast = "[[workload]]\nkind = \"incast\"\nsenders = [\"h1\"]\nreceiver = \"h0\"\n\
+                  size = \"1KB\"\nat = \"1ms\"\n";
+    let dir = std::path::Path::new(".");
+    let streamed = load_str(&star_run(6, poisson), "t.toml", dir, &[]).unwrap();
+    let listed = load_str(
+        &star_run(6, &format!("{poisson}{incast}")),
+        "t.toml",
+        dir,
+        &[],
+    )
+    .unwrap();
+    assert!(streamed.flows.is_empty(), "nothing listed");
+    assert_eq!(streamed.streams.len(), 1);
+    assert!(
+        listed.streams.is_empty(),
+        "a listed workload follows: the Poisson one is listed"
+    );
+    let n = streamed.flow_count();
+    assert!(n > 50, "{n} flows");
+    assert_eq!(
+        listed.flows.len(),
+        n + 1,
+        "the Poisson flows and the incast's"
+    );
+    assert_eq!(all_flows(&streamed)[..], listed.flows[..n]);
+    assert!(listed.flows[..n].iter().any(|f| f.dscp == 30));
 }
 
 /// Every workload is capped on its own, and all of them together are capped at

@@ -1,6 +1,7 @@
 //! The packet arena: packets live in one vector and are named by `u32` handles, so sending a
 //! packet allocates nothing once the arena has grown to the number in flight.
 
+use super::FlowWindow;
 use crate::packet::Packet;
 
 /// Packet storage with a free list.
@@ -10,8 +11,8 @@ pub struct PacketArena {
     free: Vec<u32>,
     live: u32,
     /// Packets allocated per flow (data and control), so that the world knows when nothing
-    /// of a completed flow is left in the network.
-    by_flow: Vec<u32>,
+    /// of a completed flow is left in the network; for the flows the run holds.
+    pub(crate) by_flow: FlowWindow<u32>,
 }
 
 impl PacketArena {
@@ -22,7 +23,7 @@ impl PacketArena {
     /// An empty arena for the packets of `nflows` flows.
     pub fn with_flows(nflows: usize) -> Self {
         PacketArena {
-            by_flow: vec![0; nflows],
+            by_flow: FlowWindow::new(nflows, 0),
             ..Self::default()
         }
     }
@@ -30,7 +31,7 @@ impl PacketArena {
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> u32 {
         self.live += 1;
-        if let Some(n) = self.by_flow.get_mut(p.flow as usize) {
+        if let Some(n) = self.by_flow.get_mut(p.flow) {
             *n += 1;
         }
         if let Some(i) = self.free.pop() {
@@ -46,7 +47,7 @@ impl PacketArena {
     pub fn free(&mut self, id: u32) {
         debug_assert!(self.live > 0);
         self.live -= 1;
-        let f = self.slots[id as usize].flow as usize;
+        let f = self.slots[id as usize].flow;
         if let Some(n) = self.by_flow.get_mut(f) {
             *n -= 1;
         }
@@ -54,7 +55,7 @@ impl PacketArena {
     }
     /// Packets of flow `f` allocated now.
     pub fn live_of(&self, f: u32) -> u32 {
-        self.by_flow.get(f as usize).copied().unwrap_or(0)
+        self.by_flow.get(f).copied().unwrap_or(0)
     }
     /// The packet behind a handle.
     #[inline]

@@ -47,7 +47,7 @@ impl Ctx {
     pub fn drop_packet(&mut self, pkt: u32) {
         let p = *self.packets.get(pkt);
         if p.kind == PacketKind::Data {
-            self.monitor.flows[p.flow as usize].c.dropped += p.payload as u64;
+            self.monitor.flows[p.flow].c.dropped += p.payload as u64;
         }
         if p.flags & (flags::INT | flags::INT_ECHO) != 0 {
             self.ints.free(p.aux);

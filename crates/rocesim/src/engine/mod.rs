@@ -4,10 +4,12 @@
 pub mod arena;
 pub mod ctx;
 pub mod event;
+pub mod flow_window;
 pub mod queue;
 pub mod rng;
 
 pub use arena::PacketArena;
 pub use ctx::Ctx;
 pub use event::Event;
+pub use flow_window::FlowWindow;
 pub use queue::EventQueue;

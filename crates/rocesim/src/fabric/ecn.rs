@@ -156,11 +156,12 @@ fn mark(out: PortId, q: QueueId, pkt_id: u32, ctx: &mut Ctx) {
     let cp_id = Monitor::cp_index(out, q) as u32;
     let cp = &mut m.cps[cp_id as usize];
     cp.marked += 1;
-    let last = &mut m.flow_cps[flow as usize];
+    let last = &mut m.flow_cps[flow];
     if !last.contains(&cp_id) {
         last.rotate_right(1);
         last[0] = cp_id;
-        cp.flows.push(flow);
+        let conn = ctx.conns.get(crate::ids::FlowId(flow));
+        cp.add_pair(conn.src, conn.dst);
     }
 }
 

@@ -232,17 +232,23 @@ impl Port {
 
     /// May the owner put a data frame on the wire now? A busy port asks to be woken when it
     /// frees up; a pending PFC frame goes first (PFC frames jump every queue).
-    #[inline]
+    #[inline(always)]
     pub fn ready_for_data(&mut self, ctx: &mut Ctx) -> bool {
+        if self.busy_until <= ctx.now && self.pfc_pending == 0 {
+            return true;
+        }
+        self.not_ready_for_data(ctx);
+        false
+    }
+
+    /// The slow path of [`Port::ready_for_data`]: wait for the wire, or send the PFC frame.
+    #[inline(never)]
+    fn not_ready_for_data(&mut self, ctx: &mut Ctx) {
         if self.busy_until > ctx.now {
             self.wake_when_free(ctx);
-            return false;
-        }
-        if self.pfc_pending != 0 {
+        } else {
             self.send_pfc_frame(ctx);
-            return false;
         }
-        true
     }
 
     /// Serialize packet `pkt` (`wire` bytes, priority `tc`) now: count it, put it on the wire

@@ -99,18 +99,18 @@ struct Traffic {
 /// Distinct (sender, receiver, DSCP, kind) of every flow; RDMA READ data flows from the
 /// responder, which the flow list names as `src`.
 fn traffic(sc: &Scenario) -> Vec<Traffic> {
-    let mut v: Vec<Traffic> = (sc.flows.iter())
-        .map(|f| Traffic {
+    // Inserted one by one: collecting a set gathers every item first, and a streamed
+    // workload's flows are not to be held.
+    let mut set = std::collections::BTreeSet::new();
+    for f in sc.each_flow() {
+        set.insert(Traffic {
             src: f.src,
             dst: f.dst,
             dscp: f.dscp,
             tcp: matches!(f.kind, FlowKind::Tcp(_)),
-        })
-        .collect();
-    v.sort_unstable();
-    v.dedup();
-    v.shrink_to_fit();
-    v
+        });
+    }
+    set.into_iter().collect()
 }
 
 /// The PFC priority (TC) a NIC gives `dscp`, and whether it is lossless there.

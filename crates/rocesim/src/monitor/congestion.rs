@@ -22,13 +22,26 @@ pub struct CongestionPoint {
     pub congested_ps: u64,
     /// Packets marked here.
     pub marked: u64,
-    /// Flows marked here (may repeat; deduplicated in the results).
-    pub flows: Vec<u32>,
+    /// (sender, receiver) hosts of the flows marked here: may repeat, deduplicated whenever
+    /// the list doubles, so it stays as long as the distinct pairs, not the flows.
+    pub pairs: Vec<(u32, u32)>,
+    /// Length of `pairs` after its last deduplication.
+    distinct: usize,
     /// RCM-1b: the output is in the congestion state and marks every exiting packet.
     pub rcm1b_state: bool,
 }
 
 impl CongestionPoint {
+    /// A flow from host `src` to host `dst` was marked here.
+    #[inline]
+    pub fn add_pair(&mut self, src: u32, dst: u32) {
+        self.pairs.push((src, dst));
+        if self.pairs.len() >= 2 * self.distinct.max(32) {
+            self.pairs.sort_unstable();
+            self.pairs.dedup();
+            self.distinct = self.pairs.len();
+        }
+    }
     /// The queue's depth changed at `now`; `congested` says whether it is at or above Kmin.
     #[inline]
     pub fn update(&mut self, congested: bool, now: Time) {

@@ -60,16 +60,16 @@ pub fn outcome(
     }
 }
 
-/// The records of every probe among `specs` (with their `recs`), in flow order; `name` gives
+/// The records of every probe among `flows` (each spec with its record), in flow order; `name` gives
 /// a host's name.
-pub fn records(
-    specs: &[FlowSpec],
-    recs: &[FlowRecord],
+pub fn records<S: std::borrow::Borrow<FlowSpec>>(
+    flows: impl Iterator<Item = (S, FlowRecord)>,
     now: Time,
     name: &dyn Fn(u32) -> String,
 ) -> Vec<PingRecord> {
     let mut out = Vec::new();
-    for (spec, rec) in specs.iter().zip(recs) {
+    for (spec, rec) in flows {
+        let spec = spec.borrow();
         let FlowKind::Probe(p) = spec.kind else {
             continue;
         };

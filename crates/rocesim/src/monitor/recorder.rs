@@ -5,6 +5,7 @@
 use super::congestion::CongestionPoint;
 use super::counters::{FlowCounters, PortPrioCounters, QueueCounters, TxCounters};
 use super::PfcDir;
+use crate::engine::FlowWindow;
 use crate::ids::{FlowId, PerPrio, PerQueue, PortId, Priority, QueueId};
 use crate::units::Time;
 
@@ -60,7 +61,7 @@ pub struct WatchdogLogEntry {
 }
 
 /// Per-flow record: its counters and when it started and ended (acknowledged in full).
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowRecord {
     /// Counters.
     pub c: FlowCounters,
@@ -105,13 +106,16 @@ pub struct Monitor {
     pub tx_at_warmup: Vec<u64>,
     /// Frames lost on the wire leaving each port, per priority: (frames, wire bytes).
     pub lost: Vec<PerPrio<(u64, u64)>>,
-    /// Per-flow records, by flow id.
-    pub flows: Vec<FlowRecord>,
-    /// Each flow's `delivered` when the statistics window opened (empty: all zero).
-    pub delivered_at_warmup: Vec<u64>,
-    /// The congestion points (port × 8 + queue) each flow was last marked at, when congestion
-    /// statistics are kept.
-    pub flow_cps: Vec<[u32; 4]>,
+    /// Per-flow records of the flows the run holds, by flow id.
+    pub flows: FlowWindow<FlowRecord>,
+    /// Each held flow's `delivered` when the statistics window opened (not held: zero).
+    pub delivered_at_warmup: FlowWindow<u64>,
+    /// The statistics window has opened.
+    pub window_open: bool,
+    /// The congestion points (port × 8 + queue) each held flow was last marked at, when
+    /// congestion statistics are kept.
+    pub flow_cps: FlowWindow<[u32; 4]>,
+    congestion: bool,
     /// Totals.
     pub totals: Totals,
     /// The pause log.
@@ -146,13 +150,11 @@ impl Monitor {
             tx: vec![TxCounters::default(); nports * 8],
             tx_at_warmup: Vec::new(),
             lost: vec![PerPrio::default(); nports],
-            flows: vec![FlowRecord::default(); nflows],
-            delivered_at_warmup: Vec::new(),
-            flow_cps: if congestion {
-                vec![[u32::MAX; 4]; nflows]
-            } else {
-                Vec::new()
-            },
+            flows: FlowWindow::new(nflows, FlowRecord::default()),
+            delivered_at_warmup: FlowWindow::default(),
+            window_open: false,
+            flow_cps: FlowWindow::new(if congestion { nflows } else { 0 }, [u32::MAX; 4]),
+            congestion,
             totals: Totals::default(),
             pfc_log: Vec::new(),
             max_pfc_log,
@@ -253,17 +255,43 @@ impl Monitor {
         });
     }
 
-    /// Payload flow `f` delivered before the statistics window opened.
+    /// Payload held flow `f` delivered before the statistics window opened.
     #[inline]
-    pub fn delivered_before_window(&self, f: usize) -> u64 {
+    pub fn delivered_before_window(&self, f: u32) -> u64 {
         self.delivered_at_warmup.get(f).copied().unwrap_or(0)
     }
 
     /// Open the statistics window: remember what was sent and delivered so far.
     pub fn open_stats_window(&mut self) {
         self.tx_at_warmup = self.tx.iter().map(|c| c.bytes).collect();
-        if self.flows.iter().any(|f| f.c.delivered > 0) {
-            self.delivered_at_warmup = self.flows.iter().map(|f| f.c.delivered).collect();
+        let mut d = FlowWindow::default();
+        d.release_below(self.flows.base());
+        d.extend_to(self.flows.end(), 0);
+        for (f, r) in self.flows.iter() {
+            d[f] = r.c.delivered;
         }
+        self.delivered_at_warmup = d;
+        self.window_open = true;
+    }
+
+    /// Hold flow `f` (a streamed flow that starts at `start`), and every id below it (those
+    /// not started yet hold `start = NEVER` until they do).
+    pub fn admit(&mut self, f: u32, start: Time) {
+        let unstarted = FlowRecord {
+            start: Time::NEVER,
+            ..FlowRecord::default()
+        };
+        self.flows.extend_to(f + 1, unstarted);
+        self.flows[f].start = start;
+        if self.congestion {
+            self.flow_cps.extend_to(f + 1, [u32::MAX; 4]);
+        }
+    }
+
+    /// Stop holding the flows below `base` (their records were handed on).
+    pub fn release_below(&mut self, base: u32) {
+        self.flows.release_below(base);
+        self.flow_cps.release_below(base);
+        self.delivered_at_warmup.release_below(base);
     }
 }

@@ -3,6 +3,7 @@
 //! nothing when their interval is off.
 
 use super::recorder::FlowRecord;
+use crate::engine::FlowWindow;
 use crate::fabric::switch::Switch;
 use crate::ids::{PortId, QueueId};
 use crate::units::{Rate, Time};
@@ -27,7 +28,7 @@ pub struct Sampler {
     /// (time, flow, CC rate Gb/s or NaN, CC window bytes or 0).
     pub rates: Vec<(Time, u32, f64, u64)>,
     /// Each flow's `delivered` at the previous throughput sample.
-    delivered_at_sample: Vec<u64>,
+    delivered_at_sample: FlowWindow<u64>,
     /// Switch counters over time (`output.counters_interval`).
     pub counters: super::counter_sampler::CounterSampler,
     /// Switch (port, queue)s seen non-empty at some sample: reported at every sample after,
@@ -59,7 +60,7 @@ impl Sampler {
     pub fn sample(
         &mut self,
         now: Time,
-        flows: &mut [FlowRecord],
+        flows: &mut FlowWindow<FlowRecord>,
         cc: impl Fn(u32) -> (Option<Rate>, Option<u64>),
         switches: &[Switch],
     ) -> Time {
@@ -78,7 +79,7 @@ impl Sampler {
     pub fn sample_throughput(
         &mut self,
         now: Time,
-        flows: &mut [FlowRecord],
+        flows: &mut FlowWindow<FlowRecord>,
         cc: impl Fn(u32) -> (Option<Rate>, Option<u64>),
     ) {
         let dt = now.saturating_sub(self.last);
@@ -86,20 +87,23 @@ impl Sampler {
             return;
         }
         let last = self.last;
-        self.delivered_at_sample.resize(flows.len(), 0);
-        for (i, f) in flows.iter_mut().enumerate() {
+        // Flows the run no longer holds were over before the last sample.
+        let seen = &mut self.delivered_at_sample;
+        seen.release_below(flows.base());
+        seen.extend_to(flows.end(), 0);
+        for (i, f) in flows.iter_mut() {
             let active = f.start < now && f.done_at().is_none_or(|d| d > last);
             if active {
-                let bytes = f.c.delivered.saturating_sub(self.delivered_at_sample[i]);
+                let bytes = f.c.delivered.saturating_sub(seen[i]);
                 let gbps = bytes as f64 * 8.0 / (dt.ps() as f64 * 1e-12) * 1e-9;
-                self.throughput.push((now, i as u32, gbps));
-                let (rate, window) = cc(i as u32);
+                self.throughput.push((now, i, gbps));
+                let (rate, window) = cc(i);
                 if rate.is_some() || window.is_some() {
                     let gbps = rate.map_or(f64::NAN, |r| r.gbps_f64());
-                    self.rates.push((now, i as u32, gbps, window.unwrap_or(0)));
+                    self.rates.push((now, i, gbps, window.unwrap_or(0)));
                 }
             }
-            self.delivered_at_sample[i] = f.c.delivered;
+            seen[i] = f.c.delivered;
         }
         self.last = now;
     }

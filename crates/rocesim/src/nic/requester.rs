@@ -107,7 +107,7 @@ impl Nic {
         let Some(slot) = self.sender_slot(f, ctx) else {
             return;
         };
-        let c = &mut ctx.monitor.flows[f as usize].c;
+        let c = &mut ctx.monitor.flows[f].c;
         c.cnp_rx = c.cnp_rx.saturating_add(1);
         let r = self.senders.get_mut(slot).expect("live QP");
         r.sq.cc.on_cnp(ctx.now);
@@ -122,7 +122,7 @@ impl Nic {
         r.state = QpState::Done;
         let f = r.flow;
         self.sched.close(r.rank);
-        ctx.monitor.flows[f as usize].done = ctx.now;
+        ctx.monitor.flows[f].done = ctx.now;
         ctx.monitor.completed.push(FlowId(f));
     }
 

@@ -51,7 +51,7 @@ impl Nic {
         }
         let Some(r) = self.responders.get_mut(slot).filter(|r| r.flow == f) else {
             // The flow completed and its QP is closed: a late duplicate is discarded.
-            ctx.monitor.flows[f as usize].c.discarded += pkt.payload as u64;
+            ctx.monitor.flows[f].c.discarded += pkt.payload as u64;
             if has_int {
                 ctx.ints.free(pkt.aux);
             }
@@ -61,7 +61,7 @@ impl Nic {
         if r.tcp.is_some() {
             return self.on_tcp_data(slot, pkt, ctx);
         }
-        let c = &mut ctx.monitor.flows[f as usize].c;
+        let c = &mut ctx.monitor.flows[f].c;
         let ce = pkt.ecn == ecn::CE;
         if ce {
             c.ecn_marked = c.ecn_marked.saturating_add(1);
@@ -78,7 +78,7 @@ impl Nic {
         if v.accepted {
             c.delivered += pkt.payload as u64;
             if r.rq.expected == r.npkts {
-                ctx.monitor.flows[f as usize].delivered_at = ctx.now;
+                ctx.monitor.flows[f].delivered_at = ctx.now;
             }
         } else {
             c.discarded += pkt.payload as u64;

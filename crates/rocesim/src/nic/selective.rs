@@ -145,7 +145,7 @@ impl Nic {
         let r = self.responders.get_mut(slot).expect("live QP");
         let rx = at(&mut self.irn.rx, slot);
         let v = rx.on_data(&mut r.rq.expected, pkt.psn, r.npkts, r.ack_every);
-        let rec = &mut ctx.monitor.flows[f as usize];
+        let rec = &mut ctx.monitor.flows[f];
         if v.placed {
             rec.c.delivered += pkt.payload as u64;
             if r.rq.expected == r.npkts {

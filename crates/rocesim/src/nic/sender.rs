@@ -104,7 +104,7 @@ impl Nic {
         let tcp = sq.cc.is_tcp();
         let wire = r.overhead.data(payload, psn == 0 && !tcp) + r.int_bytes;
         let gap = r.gap;
-        let c = &mut ctx.monitor.flows[f as usize].c;
+        let c = &mut ctx.monitor.flows[f].c;
         let retx = psn < sq.max_sent;
         if !retx {
             sq.max_sent = psn + 1;

@@ -3,7 +3,7 @@
 //! start order, and the first events.
 
 use super::chains::Chains;
-use super::traffic::FlowStarts;
+use super::traffic::{FlowStarts, StreamCursor};
 use super::Sim;
 use crate::config::Scenario;
 use crate::engine::rng::{salt, stream, StreamKind};
@@ -51,6 +51,12 @@ struct PortPlan {
 impl Sim {
     /// Build the world for `scenario`.
     pub fn new(mut scenario: Scenario) -> Result<Sim, BuildError> {
+        if scenario.flows.iter().any(|f| f.mem().qps > 1) {
+            // QP expansion renumbers flows: streamed flows are listed first.
+            for s in std::mem::take(&mut scenario.streams) {
+                scenario.flows.extend(s.iter().map(|(_, f)| f));
+            }
+        }
         let groups = super::qp_groups::expand(&mut scenario.flows);
         let mut errors = Vec::new();
         let plan = plan_ports(&scenario);
@@ -87,22 +93,25 @@ impl Sim {
             .map(|(h, ids)| build_nic(&scenario, h, take(ids).remove(0)))
             .collect();
         let congestion = scenario.switches.iter().any(|s| s.ecn.is_some());
+        // Streamed flows are held from their start (`Monitor::admit`).
+        let nflows = scenario.flows.len();
         let out = &scenario.output;
         let mut sim = Sim {
             ctx: Ctx {
                 now: Time::ZERO,
                 events: EventQueue::new(),
-                packets: PacketArena::with_flows(scenario.flows.len()),
+                packets: PacketArena::with_flows(nflows),
                 ints: IntPool::default(),
-                monitor: Monitor::new(nports, scenario.flows.len(), congestion, out.max_pfc_log),
+                monitor: Monitor::new(nports, nflows, congestion, out.max_pfc_log),
                 routes,
-                conns: ConnTable::new(scenario.flows.len()),
+                conns: ConnTable::new(nflows),
             },
             switches,
             nics,
             port_loc,
             starts: flow_starts(&scenario),
             retiring: Default::default(),
+            spill: Default::default(),
             sampler: Sampler::new(out.throughput_interval, out.queue_sample_interval),
             detector: Detector::new(scenario.sim.deadlock_detection, nports),
             events: 0,
@@ -117,7 +126,7 @@ impl Sim {
             sim.scenario.output.counters_interval,
         );
         for (f, spec) in sim.scenario.flows.iter().enumerate() {
-            sim.ctx.monitor.flows[f].start = spec.start;
+            sim.ctx.monitor.flows[f as u32].start = spec.start;
         }
         sim.schedule_initial();
         Ok(sim)
@@ -137,8 +146,7 @@ impl Sim {
                 .events
                 .schedule(self.detector.interval, Event::DeadlockCheck);
         }
-        if let Some(&f) = self.starts.order.first() {
-            let t = self.scenario.flows[f as usize].start;
+        if let Some((t, _)) = self.starts.next_start(&self.scenario.flows) {
             self.ctx.events.schedule(t, Event::FlowStart);
         }
         let first = self.sampler.first();
@@ -378,8 +386,9 @@ fn flow_starts(sc: &Scenario) -> FlowStarts {
         order,
         next: 0,
         dependents,
-        finite_left: sc.flows.iter().filter(|f| !long_lived(f)).count(),
-        has_infinite: sc.flows.iter().any(long_lived),
+        streams: sc.streams.iter().map(StreamCursor::new).collect(),
+        finite_left: sc.each_flow().filter(|f| !long_lived(f)).count(),
+        has_infinite: sc.each_flow().any(|f| long_lived(&f)),
     }
 }
 

@@ -46,8 +46,8 @@ impl Sim {
             .iter()
             .map(|e| {
                 let (_, port) = self.port_name(e.port);
-                let flow = sc.flows[e.flow as usize]
-                    .name()
+                let flow = (sc.flows.get(e.flow as usize))
+                    .and_then(|s| s.name())
                     .map_or_else(|| e.flow.to_string(), str::to_string);
                 IsolationRecord {
                     time_ns: e.time.ns(),

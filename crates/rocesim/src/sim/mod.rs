@@ -17,6 +17,7 @@ mod paths;
 mod qp_groups;
 mod results;
 mod retire;
+mod spill;
 mod traffic;
 mod warnings;
 
@@ -32,6 +33,8 @@ mod irn_tests;
 mod pfc_tests;
 #[cfg(test)]
 mod pg_tests;
+#[cfg(test)]
+mod stream_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
@@ -40,7 +43,7 @@ use crate::config::Scenario;
 use crate::engine::{Ctx, Event};
 use crate::fabric::port::Port;
 use crate::fabric::switch::Switch;
-use crate::ids::{PortId, Priority};
+use crate::ids::{FlowId, PortId, Priority};
 use crate::monitor::deadlock::Detector;
 use crate::monitor::sampler::Sampler;
 use crate::monitor::view::PortView;
@@ -82,6 +85,8 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) stop_requested: bool,
+    /// Final records of the flows no longer held.
+    pub(crate) spill: spill::Spill,
     /// The QPs of flows with `qps > 1` (`None` when every flow is one QP).
     pub(crate) groups: Option<qp_groups::QpGroups>,
 }
@@ -186,13 +191,18 @@ impl Sim {
             Event::NicWake(h) => nics[h as usize].on_wake(ctx),
             Event::RxDone(h) => nics[h as usize].on_rx_done(ctx),
             Event::RxPlaced(h) => nics[h as usize].on_rx_placed(ctx),
+            // A timer of a flow whose QPs are released finds no connection and no NIC.
             Event::QpTimer(f) => {
-                let src = self.scenario.flows[f as usize].src;
-                nics[src as usize].on_qp_timer(f, ctx)
+                let src = ctx.conns.get(FlowId(f)).src;
+                if let Some(n) = nics.get_mut(src as usize) {
+                    n.on_qp_timer(f, ctx)
+                }
             }
             Event::CcTimer(f) => {
-                let src = self.scenario.flows[f as usize].src;
-                nics[src as usize].on_cc_timer(f, ctx)
+                let src = ctx.conns.get(FlowId(f)).src;
+                if let Some(n) = nics.get_mut(src as usize) {
+                    n.on_cc_timer(f, ctx)
+                }
             }
             Event::BitmapRead(h) => nics[h as usize].on_bitmap_read(ctx),
             Event::NicWatchdog(h) => nics[h as usize].on_storm_check(ctx),
@@ -203,7 +213,7 @@ impl Sim {
             }
             Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
             Event::FlowStart => self.on_flow_start(),
-            Event::StartChained(f) => self.activate_flow(f),
+            Event::StartChained(f) => self.activate_flow(f, None),
             Event::DeadlockCheck => self.on_deadlock_check(),
             Event::Reroute => self.reroute(),
             Event::Sample => self.on_sample(),
@@ -274,8 +284,8 @@ impl Sim {
 
     fn on_sample(&mut self) {
         let now = self.now();
-        let (nics, conns, specs) = (&self.nics, &self.ctx.conns, &self.scenario.flows);
-        let cc = |f: u32| flow_cc(nics, conns, specs, f);
+        let (nics, conns) = (&self.nics, &self.ctx.conns);
+        let cc = |f: u32| flow_cc(nics, conns, f);
         self.sampler
             .sample(now, &mut self.ctx.monitor.flows, cc, &self.switches);
         (self.sampler.counters).sample_due(now, &self.switches, &self.ctx.monitor);
@@ -289,8 +299,8 @@ impl Sim {
     fn sample_final(&mut self) {
         let now = self.now();
         if self.sampler.throughput_interval.is_some() && now > self.sampler.last {
-            let (nics, conns, specs) = (&self.nics, &self.ctx.conns, &self.scenario.flows);
-            let cc = |f: u32| flow_cc(nics, conns, specs, f);
+            let (nics, conns) = (&self.nics, &self.ctx.conns);
+            let cc = |f: u32| flow_cc(nics, conns, f);
             self.sampler
                 .sample_throughput(now, &mut self.ctx.monitor.flows, cc);
         }
@@ -304,14 +314,9 @@ impl Sim {
 }
 
 /// The congestion-control rate and window of flow `f`'s requester, if it has started.
-fn flow_cc(
-    nics: &[Nic],
-    conns: &ConnTable,
-    specs: &[crate::traffic::FlowSpec],
-    f: u32,
-) -> (Option<crate::units::Rate>, Option<u64>) {
+fn flow_cc(nics: &[Nic], conns: &ConnTable, f: u32) -> (Option<crate::units::Rate>, Option<u64>) {
     let c = conns.get(crate::ids::FlowId(f));
-    match nics[specs[f as usize].src as usize].senders.get(c.send.0) {
+    match (nics.get(c.src as usize)).and_then(|n| n.senders.get(c.send.0)) {
         Some(r) if r.flow == f => (r.sq.cc.rate(), r.sq.cc.window()),
         _ => (None, None),
     }

@@ -32,7 +32,7 @@ impl Sim {
         }
         let m = &self.ctx.monitor;
         let mut retx = vec![0u64; self.nics.len()];
-        for (spec, rec) in self.scenario.flows.iter().zip(&m.flows) {
+        for (_, spec, (rec, _)) in self.every_flow() {
             retx[spec.src as usize] += rec.c.retx_packets as u64;
         }
         let counts =

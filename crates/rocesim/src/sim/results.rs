@@ -2,20 +2,22 @@
 //! derived from what peers sent, in-flight bytes counted, records of the monitors.
 
 use super::Sim;
-use crate::ids::{PortId, Priority, QueueId};
+use crate::engine::FlowWindow;
+use crate::ids::{FlowId, PortId, Priority, QueueId};
 use crate::monitor::congestion::CongestionRecord;
 use crate::monitor::failures::{
     DeadlockMember, DeadlockRecord, NicStormStats, WatchdogEvent, WatchdogQueueStats,
 };
 use crate::monitor::pingmesh::{self, PingRecord};
 use crate::monitor::{
-    CounterSample, FlowResult, PauseInterval, PfcRecord, PortQueueRow, PortRow, QueueSample,
-    RateSample, RunResults, ThroughputSample,
+    CounterSample, FlowRecord, FlowResult, PauseInterval, PfcRecord, PortQueueRow, PortRow,
+    QueueSample, RateSample, RunResults, ThroughputSample,
 };
 use crate::nic::recovery_stats::RecoveryCounters;
 use crate::packet::PacketKind;
 use crate::traffic::{FlowKind, FlowSpec};
 use crate::units::Time;
+use std::borrow::Cow;
 
 impl Sim {
     /// Everything the run measured. `wall_s` is the wall-clock time the caller measured.
@@ -84,11 +86,9 @@ impl Sim {
         let is_row = |spec: &FlowSpec| !matches!(spec.kind, FlowKind::Probe(_));
         // Sized exactly: grown by doubling, a million rows of 280 B would reserve up to twice
         // that and hold both buffers while it moves them (the peak of a long run).
-        let mut rows = Vec::with_capacity(sc.flows.iter().filter(|s| is_row(s)).count());
-        let all = (sc.flows.iter().zip(&self.ctx.monitor.flows))
-            .enumerate()
-            .filter(|(_, (spec, _))| is_row(spec))
-            .map(|(i, (spec, rec))| {
+        let mut rows = Vec::with_capacity(sc.each_flow().filter(|s| is_row(s)).count());
+        let all = (self.every_flow()).filter(|(_, spec, _)| is_row(spec)).map(
+            |(i, spec, (rec, before_window))| {
                 let size = spec.size.map(|s| s.max(1)).filter(|&s| s != u64::MAX);
                 let end = rec.done_at();
                 let fct = end.map(|e| e.saturating_sub(rec.start));
@@ -98,15 +98,13 @@ impl Sim {
                     _ => None,
                 };
                 let c = &rec.c;
-                let win_bytes = c
-                    .delivered
-                    .saturating_sub(self.ctx.monitor.delivered_before_window(i));
+                let win_bytes = c.delivered.saturating_sub(before_window);
                 let goodput = gbps(win_bytes, window);
                 let from = rec.start.max(warm);
                 let to = end.map_or(now, |e| e.min(now));
                 let goodput_active = gbps(win_bytes, to.saturating_sub(from));
                 FlowResult {
-                    flow_id: i as u32,
+                    flow_id: i,
                     name: spec.name().map_or_else(|| i.to_string(), str::to_string),
                     src: host(spec.src),
                     dst: host(spec.dst),
@@ -127,9 +125,10 @@ impl Sim {
                     tx_bytes: c.tx_bytes,
                     discarded_bytes: c.discarded,
                     dropped_bytes: c.dropped,
-                    inflight_bytes: inflight[i],
+                    inflight_bytes: inflight.get(i).copied().unwrap_or(0),
                 }
-            });
+            },
+        );
         rows.extend(all);
         rows
     }
@@ -145,19 +144,15 @@ impl Sim {
     fn tcp_results(&self, now: Time) -> Vec<crate::monitor::results::TcpFlowResult> {
         let warm = self.scenario.sim.warmup.min(now);
         let window = now.saturating_sub(warm);
-        let sc = &self.scenario;
-        (sc.flows.iter().zip(&self.ctx.monitor.flows))
-            .enumerate()
-            .filter_map(|(i, (spec, rec))| {
+        (self.every_flow())
+            .filter_map(|(i, spec, (rec, before_window))| {
                 let crate::traffic::FlowKind::Tcp(cc) = spec.kind else {
                     return None;
                 };
                 let c = &rec.c;
-                let win = c
-                    .delivered
-                    .saturating_sub(self.ctx.monitor.delivered_before_window(i));
+                let win = c.delivered.saturating_sub(before_window);
                 Some(crate::monitor::results::TcpFlowResult {
-                    flow_id: i as u32,
+                    flow_id: i,
                     name: spec.name().map_or_else(|| i.to_string(), str::to_string),
                     cc: cc.name().to_string(),
                     goodput_gbps: gbps(win, window),
@@ -169,13 +164,51 @@ impl Sim {
             .collect()
     }
 
-    /// Payload bytes of each flow's data packets still inside the network.
-    fn inflight_by_flow(&self) -> Vec<u64> {
-        let mut v = vec![0u64; self.scenario.flows.len()];
+    /// Every flow in id order: its id, its spec, its record and the payload it had
+    /// delivered when the statistics window opened. Released flows come from the spill, held
+    /// ones from the monitor; a streamed flow not yet started reads as its spec's start.
+    pub(super) fn every_flow(
+        &self,
+    ) -> impl Iterator<Item = (u32, Cow<'_, FlowSpec>, (FlowRecord, u64))> {
+        let m = &self.ctx.monitor;
+        debug_assert_eq!(
+            self.spill.count(),
+            m.flows.base(),
+            "spilled up to the held ones"
+        );
+        let spilled = self.spill.records().map(|s| (s.rec, s.before_window));
+        let held = (m.flows.iter()).map(|(f, r)| (*r, m.delivered_before_window(f)));
+        let conns = &self.ctx.conns;
+        let started = move |f: u32| conns.get(FlowId(f)).src != u32::MAX;
+        let recs = spilled.chain(held).map(Some).chain(std::iter::repeat(None));
+        (self.scenario.each_flow().zip(recs).zip(0..)).map(move |((spec, r), i)| {
+            let unstarted = || {
+                let rec = FlowRecord {
+                    start: spec.start,
+                    ..FlowRecord::default()
+                };
+                (rec, 0)
+            };
+            let r = match r {
+                Some(r) if r.0.start != Time::NEVER || started(i) => r,
+                _ => unstarted(),
+            };
+            (i, spec, r)
+        })
+    }
+
+    /// Payload bytes of each held flow's data packets still inside the network.
+    fn inflight_by_flow(&self) -> FlowWindow<u64> {
+        let flows = &self.ctx.monitor.flows;
+        let mut v = FlowWindow::default();
+        v.release_below(flows.base());
+        v.extend_to(flows.end(), 0);
         let mut count = |id: u32| {
             let p = self.ctx.packets.get(id);
             if p.kind == PacketKind::Data {
-                v[p.flow as usize] += p.payload as u64;
+                if let Some(b) = v.get_mut(p.flow) {
+                    *b += p.payload as u64;
+                }
             }
         };
         let ports = self.ports();
@@ -339,17 +372,22 @@ impl Sim {
             .collect()
     }
 
+    /// Is flow `f` a Pingmesh probe? (Streamed flows never are.)
+    fn is_probe(&self, f: u32) -> bool {
+        (self.scenario.flows.get(f as usize)).is_some_and(|s| matches!(s.kind, FlowKind::Probe(_)))
+    }
+
     fn ping_records(&self, now: Time) -> Vec<PingRecord> {
         let sc = &self.scenario;
         let name = |h: u32| sc.topology.hosts[h as usize].name.clone();
-        pingmesh::records(&sc.flows, &self.ctx.monitor.flows, now, &name)
+        let probes = (self.every_flow()).filter(|(_, s, _)| matches!(s.kind, FlowKind::Probe(_)));
+        pingmesh::records(probes.map(|(_, s, (rec, _))| (s, rec)), now, &name)
     }
 
     /// Throughput samples of the application's flows (probes are left out).
     fn throughput_samples(&self) -> Vec<ThroughputSample> {
-        let flows = &self.scenario.flows;
         (self.sampler.throughput.iter())
-            .filter(|s| !matches!(flows[s.1 as usize].kind, FlowKind::Probe(_)))
+            .filter(|s| !self.is_probe(s.1))
             .map(|&(t, flow_id, gbps)| ThroughputSample {
                 time_ns: t.ns(),
                 flow_id,
@@ -402,9 +440,8 @@ impl Sim {
 
     /// Congestion-control samples of the application's flows (probes are left out).
     fn rate_samples(&self) -> Vec<RateSample> {
-        let flows = &self.scenario.flows;
         (self.sampler.rates.iter())
-            .filter(|s| !matches!(flows[s.1 as usize].kind, FlowKind::Probe(_)))
+            .filter(|s| !self.is_probe(s.1))
             .map(|&(t, flow_id, g, window_bytes)| RateSample {
                 time_ns: t.ns(),
                 flow_id,
@@ -430,9 +467,7 @@ impl Sim {
             let (ps, last) = cp.congested_until(now);
             let p = PortId((i / 8) as u32);
             let (node, port) = self.port_name(p);
-            let mut flows = cp.flows.clone();
-            flows.sort_unstable();
-            flows.dedup();
+            let pairs = &cp.pairs;
             out.push(CongestionRecord {
                 node,
                 port,
@@ -442,8 +477,8 @@ impl Sim {
                 last_ns: last.ns(),
                 congested_ns: ps / 1000,
                 marked: cp.marked,
-                sources: names(flows.iter().map(|&f| sc.flows[f as usize].src).collect()),
-                destinations: names(flows.iter().map(|&f| sc.flows[f as usize].dst).collect()),
+                sources: names(pairs.iter().map(|p| p.0).collect()),
+                destinations: names(pairs.iter().map(|p| p.1).collect()),
             });
         }
         out

@@ -16,6 +16,9 @@ pub(crate) struct Retiring {
     flows: Vec<u32>,
     /// Sweep when the list reaches this length.
     sweep_at: usize,
+    /// Tests: hold every flow to the end (nothing goes to the spill).
+    #[cfg(test)]
+    pub hold_all: bool,
 }
 
 impl Sim {
@@ -25,7 +28,44 @@ impl Sim {
         if self.retiring.flows.len() >= self.retiring.sweep_at {
             self.sweep_retiring();
             self.retiring.sweep_at = (2 * self.retiring.flows.len()).max(64);
+            self.release_front();
         }
+    }
+
+    /// Stop holding the oldest flows that are over (complete, QPs released), up to the first
+    /// that is not: their records go to the spill, for the results (`sim/spill.rs`).
+    fn release_front(&mut self) {
+        #[cfg(test)]
+        if self.retiring.hold_all {
+            return;
+        }
+        let m = &self.ctx.monitor;
+        let (first, end) = (m.flows.base(), m.flows.end());
+        let mut f = first;
+        while f < end && self.is_over(f) {
+            let m = &self.ctx.monitor;
+            let rec = m.flows[f];
+            let before_window = match m.window_open {
+                true => m.delivered_before_window(f),
+                // It can deliver nothing more: all of it comes before the window.
+                false => rec.c.delivered,
+            };
+            self.spill
+                .push(super::spill::Spilled { rec, before_window });
+            f += 1;
+        }
+        if f > first {
+            self.ctx.monitor.release_below(f);
+            self.ctx.packets.by_flow.release_below(f);
+            self.ctx.conns.conns.release_below(f);
+        }
+    }
+
+    /// Flow `f` completed and its QPs were released.
+    fn is_over(&self, f: u32) -> bool {
+        let c = self.ctx.conns.get(FlowId(f));
+        let released = c.src != u32::MAX && c.send == crate::ids::QpId::NONE;
+        released && self.ctx.monitor.flows[f].done_at().is_some()
     }
 
     /// Release every retiring flow that nothing can touch any more.
@@ -36,9 +76,9 @@ impl Sim {
                 return true;
             }
             let c = *self.ctx.conns.get(FlowId(f));
-            let spec = &self.scenario.flows[f as usize];
-            self.nics[spec.src as usize].release_requester(c.send.0, f);
-            self.nics[spec.dst as usize].close_responder(c.recv.0, f);
+            self.nics[c.src as usize].release_requester(c.send.0, f);
+            self.nics[c.dst as usize].close_responder(c.recv.0, f);
+            self.ctx.conns.disconnect(FlowId(f));
             false
         });
         self.retiring.flows = flows;
@@ -49,12 +89,12 @@ impl Sim {
         if self.ctx.packets.live_of(f) != 0 {
             return false;
         }
-        let rec = &self.ctx.monitor.flows[f as usize];
+        let rec = &self.ctx.monitor.flows[f];
         let sampled = self.sampler.throughput_interval.is_none()
             || rec.done_at().is_some_and(|d| d <= self.sampler.last);
         let c = self.ctx.conns.get(FlowId(f));
         let now = self.now();
-        let timer_idle = self.nics[self.scenario.flows[f as usize].src as usize]
+        let timer_idle = self.nics[c.src as usize]
             .senders
             .get(c.send.0)
             .filter(|r| r.flow == f)

@@ -28,6 +28,7 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
         nics: vec![NicParams::default(); topo.hosts.len()],
         topology: topo,
         flows: Vec::new(),
+        streams: Vec::new(),
         faults: Vec::new(),
         output: OutputParams {
             dir: PathBuf::from("results/test"),

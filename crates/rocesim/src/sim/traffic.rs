@@ -17,16 +17,19 @@ use crate::nic::qp::{RecvQp, Requester, Responder, SendQp};
 use crate::nic::qp_state::QpState;
 use crate::nic::tcp::{TcpReceiver, TcpSender};
 use crate::packet::{FrameOverhead, ROCEV2_UDP_PORT};
-use crate::traffic::FlowKind;
+use crate::traffic::stream::{FlowStream, StreamIter};
+use crate::traffic::{FlowKind, FlowSpec};
 use crate::units::Time;
 
 /// Which flows start when.
 #[derive(Debug, Default)]
 pub(crate) struct FlowStarts {
-    /// Flows that start at a time, in (start, id) order.
+    /// Listed flows that start at a time, in (start, id) order.
     pub order: Vec<u32>,
     /// Position of the next flow in `order`.
     pub next: usize,
+    /// The scenario's streams, each with its next flow drawn.
+    pub streams: Vec<StreamCursor>,
     /// Flows chained to others: started when those complete.
     pub dependents: Chains,
     /// Finite flows not yet complete.
@@ -35,10 +38,58 @@ pub(crate) struct FlowStarts {
     pub has_infinite: bool,
 }
 
+/// A stream's flows as the run reaches them: the next one drawn, the rest still to make.
+#[derive(Debug)]
+pub(crate) struct StreamCursor {
+    /// The stream's next flow (id and spec), if any is left.
+    pub head: Option<(u32, FlowSpec)>,
+    rest: StreamIter,
+}
+
+impl StreamCursor {
+    /// A cursor at the first flow of `s`.
+    pub fn new(s: &FlowStream) -> StreamCursor {
+        let mut rest = s.iter();
+        StreamCursor {
+            head: rest.next(),
+            rest,
+        }
+    }
+
+    /// Take the next flow and draw the one after it.
+    fn take(&mut self) -> Option<(u32, FlowSpec)> {
+        std::mem::replace(&mut self.head, self.rest.next())
+    }
+}
+
+/// Where the next flow to start comes from.
+pub(crate) enum NextStart {
+    Listed(u32),
+    Stream(usize),
+}
+
 impl FlowStarts {
     /// Every finite flow has completed and none is long-lived or still to start.
     pub fn all_done(&self) -> bool {
-        self.finite_left == 0 && !self.has_infinite && self.next >= self.order.len()
+        self.finite_left == 0
+            && !self.has_infinite
+            && self.next >= self.order.len()
+            && self.streams.iter().all(|s| s.head.is_none())
+    }
+
+    /// The next flow in (start, id) order over the listed flows and the streams, and its start.
+    pub(crate) fn next_start(&self, listed: &[FlowSpec]) -> Option<(Time, NextStart)> {
+        let mut best = (self.order.get(self.next))
+            .map(|&f| ((listed[f as usize].start, f), NextStart::Listed(f)));
+        for (k, s) in self.streams.iter().enumerate() {
+            if let Some((f, spec)) = &s.head {
+                let key = (spec.start, *f);
+                if best.as_ref().is_none_or(|(b, _)| key < *b) {
+                    best = Some((key, NextStart::Stream(k)));
+                }
+            }
+        }
+        best.map(|((t, _), n)| (t, n))
     }
 }
 
@@ -46,23 +97,36 @@ impl Sim {
     /// Start every flow whose start time has come.
     pub(crate) fn on_flow_start(&mut self) {
         let now = self.now();
-        while let Some(&f) = self.starts.order.get(self.starts.next) {
-            let start = self.scenario.flows[f as usize].start;
+        while let Some((start, next)) = self.starts.next_start(&self.scenario.flows) {
             if start > now {
                 self.ctx.events.schedule(start, Event::FlowStart);
                 return;
             }
-            self.starts.next += 1;
-            self.activate_flow(f);
+            match next {
+                NextStart::Listed(f) => {
+                    self.starts.next += 1;
+                    self.activate_flow(f, None);
+                }
+                NextStart::Stream(k) => {
+                    if let Some((f, spec)) = self.starts.streams[k].take() {
+                        self.activate_flow(f, Some(&spec));
+                    }
+                }
+            }
         }
     }
 
     /// Flow `f` starts now: open its QP at both ends; its sender's NIC begins serving it.
-    pub(crate) fn activate_flow(&mut self, f: u32) {
+    /// `streamed` is its spec when a stream made it (else it is listed).
+    pub(crate) fn activate_flow(&mut self, f: u32, streamed: Option<&FlowSpec>) {
         let now = self.now();
-        self.ctx.monitor.flows[f as usize].start = now;
-        let (requester, responder) = self.open_qp(f, now);
-        let spec = &self.scenario.flows[f as usize];
+        if streamed.is_some() {
+            self.ctx.monitor.admit(f, now);
+            self.ctx.packets.by_flow.extend_to(f + 1, 0);
+        }
+        self.ctx.monitor.flows[f].start = now;
+        let spec = streamed.unwrap_or_else(|| &self.scenario.flows[f as usize]);
+        let (requester, responder) = self.open_qp(f, spec, now);
         let (src, dst) = (spec.src, spec.dst);
         let recv = self.nics[dst as usize].open_responder(responder);
         let send = self.nics[src as usize].open_requester(requester, now);
@@ -71,7 +135,9 @@ impl Sim {
             self.nics[src as usize].irn_open_tx(send, cap, now);
             self.nics[dst as usize].irn_open_rx(recv);
         }
-        self.ctx.conns.connect(FlowId(f), QpId(send), QpId(recv));
+        self.ctx
+            .conns
+            .connect(FlowId(f), [src, dst], QpId(send), QpId(recv));
         let ctx = &mut self.ctx;
         self.nics[src as usize].try_send(ctx);
     }
@@ -104,8 +170,7 @@ impl Sim {
 
     /// Both ends of flow `f`'s QP, with its congestion control sized by its path (a TCP
     /// flow: its connection, segments of `tcp.mss` in TCP/IPv4 frames).
-    fn open_qp(&self, f: u32, now: Time) -> (Requester, Responder) {
-        let spec = &self.scenario.flows[f as usize];
+    fn open_qp(&self, f: u32, spec: &FlowSpec, now: Time) -> (Requester, Responder) {
         let snic = &self.scenario.nics[spec.src as usize];
         let tcp = match spec.kind {
             FlowKind::Tcp(cc) => Some(cc),
@@ -180,21 +245,19 @@ impl Sim {
         };
         let last = (size - (npkts as u64 - 1) * mtu as u64) as u32;
         let tcp_rx = tcp.map(|_| Box::new(TcpReceiver::new(mtu, last.min(mtu))));
-        let responder = self.responder_of(f, npkts, tc, hash, tcp_rx);
+        let responder = self.responder_of(f, spec, (npkts, tc, hash), tcp_rx);
         (requester, responder)
     }
 
-    /// The responder side of flow `f` (`npkts` packets, data TC `tc`, ECMP hash `hash`, a TCP
-    /// connection's reassembly state if it is one).
+    /// The responder side of flow `f` with spec `spec` (`npkts` packets, data TC `tc`, ECMP
+    /// hash `hash`, a TCP connection's reassembly state if it is one).
     fn responder_of(
         &self,
         f: u32,
-        npkts: u32,
-        tc: u8,
-        hash: u32,
+        spec: &FlowSpec,
+        (npkts, tc, hash): (u32, u8, u32),
         tcp: Option<Box<TcpReceiver>>,
     ) -> Responder {
-        let spec = &self.scenario.flows[f as usize];
         let mem = spec.mem();
         let (snic, dnic) = (
             &self.scenario.nics[spec.src as usize],

@@ -15,7 +15,7 @@ impl Sim {
         if !lossy {
             return;
         }
-        let unprotected = (sc.flows.iter())
+        let unprotected = (sc.each_flow())
             .filter(|f| {
                 let nic = &sc.nics[f.src as usize];
                 let tc = nic.dscp_to_tc[(f.dscp & 63) as usize];
@@ -104,7 +104,7 @@ impl Sim {
     /// Flows that never start, and NIC settings that defeat their mechanism.
     fn setting_warnings(&self, w: &mut Vec<String>) {
         let sc = &self.scenario;
-        let late = (sc.flows.iter())
+        let late = (sc.each_flow())
             .filter(|f| f.after.is_none() && f.start >= sc.sim.duration)
             .count();
         if late > 0 {

@@ -6,6 +6,7 @@ pub mod cdf_file;
 pub mod flow;
 pub mod generators;
 pub mod poisson;
+pub mod stream;
 pub mod trace;
 pub mod workload;
 pub use flow::{FlowKind, FlowSpec, Probe};

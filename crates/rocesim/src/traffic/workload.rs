@@ -143,10 +143,41 @@ fn host_rates(topo: &Topology) -> Vec<Option<Rate>> {
     rates
 }
 
+/// A Poisson workload's flows: its generic generator's arrival process (flows made on
+/// demand), or the HPCC generator's sorted list.
+enum PoissonFlows {
+    Arrivals(generators::PoissonArrivals),
+    Listed(Vec<FlowSpec>),
+}
+
+/// The arrival process of `w` when it is a Poisson workload with the generic generator (its
+/// flows can be made on demand, `traffic::stream`); `None` for every other workload.
+pub fn poisson_arrivals(
+    w: &Workload,
+    e: &Env<'_>,
+) -> Option<Result<generators::PoissonArrivals, WlError>> {
+    let Workload::Poisson {
+        cdf,
+        load,
+        hosts,
+        until,
+        hpcc: false,
+        seed,
+    } = w
+    else {
+        return None;
+    };
+    match poisson(e, (cdf, *load, hosts, *until, false, *seed)) {
+        Ok(PoissonFlows::Arrivals(a)) => Some(Ok(a)),
+        Ok(PoissonFlows::Listed(_)) => None,
+        Err(x) => Some(Err(x)),
+    }
+}
+
 fn poisson(
     e: &Env<'_>,
     (cdf, load, hosts, until, hpcc, seed): (&Cdf, f64, &[u32], Time, bool, u64),
-) -> Result<Vec<FlowSpec>, WlError> {
+) -> Result<PoissonFlows, WlError> {
     let line = host_rates(e.topo);
     let rates: Vec<f64> = hosts
         .iter()
@@ -180,7 +211,9 @@ fn poisson(
             until,
             cdf,
         };
-        return Ok(generators::poisson(&p, seed, e.index, e.dscp));
+        return Ok(PoissonFlows::Arrivals(generators::PoissonArrivals::new(
+            &p, seed, e.index,
+        )));
     }
     if cdf.sampling != Sampling::Interpolated {
         return Err((
@@ -200,20 +233,22 @@ fn poisson(
     }
     let n = hosts.len() as u32;
     let arrivals = super::poisson::hpcc_poisson(n, load, rates[0], until.ns(), seed, cdf);
-    Ok(arrivals
-        .into_iter()
-        .map(|a| {
-            let src = hosts[a.src as usize];
-            FlowSpec::new(
-                src,
-                hosts[a.dst as usize],
-                Some(a.size),
-                Time::from_ns(a.start_ns),
-                (e.dscp)(src),
-                super::FlowKind::RdmaWrite,
-            )
-        })
-        .collect())
+    Ok(PoissonFlows::Listed(
+        arrivals
+            .into_iter()
+            .map(|a| {
+                let src = hosts[a.src as usize];
+                FlowSpec::new(
+                    src,
+                    hosts[a.dst as usize],
+                    Some(a.size),
+                    Time::from_ns(a.start_ns),
+                    (e.dscp)(src),
+                    super::FlowKind::RdmaWrite,
+                )
+            })
+            .collect(),
+    ))
 }
 
 /// The number of incast rounds.
@@ -261,7 +296,12 @@ pub fn expand(w: &Workload, e: &Env<'_>) -> Result<Vec<FlowSpec>, WlError> {
             until,
             hpcc,
             seed,
-        } => poisson(e, (cdf, *load, hosts, *until, *hpcc, *seed)),
+        } => match poisson(e, (cdf, *load, hosts, *until, *hpcc, *seed))? {
+            PoissonFlows::Arrivals(a) => Ok(a
+                .map(|a| generators::flow(a.src, a.dst, Some(a.size), a.start, (e.dscp)(a.src)))
+                .collect()),
+            PoissonFlows::Listed(f) => Ok(f),
+        },
         Workload::Incast { .. } => incast(w, e),
         Workload::Pairs {
             hosts,

@@ -337,5 +337,5 @@ cdf = "websearch"
 load = 0.3
 "#;
     let s = load_pl(text, &[]).unwrap_or_else(|e| panic!("{e}"));
-    assert!(s.flows.len() > 1_000_000, "{} flows", s.flows.len());
+    assert!(s.flow_count() > 1_000_000, "{} flows", s.flow_count());
 }

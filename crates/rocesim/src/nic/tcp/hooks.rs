@@ -12,7 +12,7 @@ use crate::packet::{ecn, flags, since_stamp, Packet, PacketKind, TCP_ACK_WIRE};
 impl Nic {
     /// A TCP segment reached the receiver of responder `slot`.
     pub(crate) fn on_tcp_data(&mut self, slot: u32, pkt: &Packet, ctx: &mut Ctx) {
-        let f = pkt.flow as usize;
+        let f = pkt.flow;
         let r = self.responders.get_mut(slot).expect("live TCP responder");
         let rx = r.tcp.as_mut().expect("a TCP responder");
         let c = &mut ctx.monitor.flows[f].c;
@@ -88,7 +88,7 @@ impl Nic {
         match kind {
             AckKind::New | AckKind::Partial(true) => sq.last_progress = now,
             AckKind::FastRetransmit => {
-                let c = &mut ctx.monitor.flows[ack.flow as usize].c;
+                let c = &mut ctx.monitor.flows[ack.flow].c;
                 c.fast_retransmits = c.fast_retransmits.saturating_add(1);
             }
             AckKind::Partial(false) | AckKind::Duplicate | AckKind::Old => {}
@@ -128,7 +128,7 @@ impl Nic {
             sq.last_progress = now;
         }
         if entered {
-            let c = &mut ctx.monitor.flows[r.flow as usize].c;
+            let c = &mut ctx.monitor.flows[r.flow].c;
             c.fast_retransmits = c.fast_retransmits.saturating_add(1);
         }
         self.arm_cc_timer(slot, ctx);
@@ -153,7 +153,7 @@ impl Nic {
         t.on_timeout(&mut s);
         r.rto = t.rtt.rto();
         sq.last_progress = now;
-        let c = &mut ctx.monitor.flows[f as usize].c;
+        let c = &mut ctx.monitor.flows[f].c;
         c.timeouts = c.timeouts.saturating_add(1);
         // The timer runs again from now (rule 5.6), re-armed by the retransmission.
         self.settle(slot, now);

@@ -1,0 +1,112 @@
+//! Streamed flows (`traffic::stream`) run exactly as listed ones: the same scenario with its
+//! Poisson workload streamed, and with the same flows listed, gives equal results.
+
+use super::Sim;
+use crate::config::{load_str, Scenario};
+use crate::monitor::RunResults;
+
+fn run(sc: Scenario) -> RunResults {
+    run_holding(sc, false).0
+}
+
+/// Run `sc` (holding every flow to the end when `hold_all`); its results and the number of
+/// flows it stopped holding.
+fn run_holding(sc: Scenario, hold_all: bool) -> (RunResults, u32) {
+    let mut sim = Sim::new(sc).expect("builds");
+    sim.retiring.hold_all = hold_all;
+    sim.run(|_| true);
+    let mut r = sim.results(0.0);
+    r.peak_memory_kb = 0;
+    (r, sim.ctx.monitor.flows.base())
+}
+
+/// Four hosts at 40 % load of short AliStorage flows for `duration`, with ECN and DCQCN
+/// (congestion records name the flows' hosts) and throughput samples.
+fn soak(duration: &str) -> Scenario {
+    let text = format!(
+        r#"
+[sim]
+duration = "{duration}"
+warmup = "100us"
+[topology]
+kind = "star"
+hosts = 4
+link = {{ rate = "10Gbps", delay = "1us" }}
+[switch]
+pfc_enable = [3]
+ecn = {{ queues = [3], kmin = "5KB", kmax = "50KB", pmax = 0.2 }}
+[nic]
+mtu = 1000
+cc = "dcqcn"
+[[workload]]
+kind = "poisson"
+cdf = "alistorage"
+load = 0.4
+[output]
+throughput_interval = "50us"
+"#
+    );
+    load_str(&text, "t.toml", std::path::Path::new("."), &[]).unwrap()
+}
+
+/// Flows that are over leave the run (their records go to the spill) and come back for the
+/// results: the same run holding every flow gives equal results, and at its end the run held
+/// a small part of its flows.
+#[test]
+fn released_flows_come_back_for_the_results() {
+    let (a, released) = run_holding(soak("200ms"), false);
+    let (b, none) = run_holding(soak("200ms"), true);
+    let n = a.flows.len() as u32;
+    assert!(n > 5000, "{n} flows");
+    // A flow leaves once its QPs are released, after its congestion control settles (DCQCN's
+    // rate recovery may take milliseconds), so the held ones are the last few milliseconds'.
+    assert!(released > n * 8 / 10, "{released} of {n} released");
+    assert_eq!(none, 0);
+    assert!(
+        a.congestion.iter().any(|c| c.sources.len() > 1),
+        "flows were marked"
+    );
+    assert_eq!(a, b);
+}
+
+/// A star of 6 hosts with DCQCN and ECN, Poisson AliStorage flows at 60 % load for 300 us,
+/// run streamed and listed: every result (rows, counters, samples, summary) is equal, and the
+/// run has flows that complete and flows still running at the end.
+#[test]
+fn a_streamed_workload_runs_as_the_listed_one() {
+    let text = r#"
+[sim]
+duration = "300us"
+seed = 3
+[topology]
+kind = "star"
+hosts = 6
+link = { rate = "25Gbps", delay = "1us" }
+[switch]
+pfc_enable = [3]
+ecn = { queues = [3], kmin = "5KB", kmax = "50KB", pmax = 0.1 }
+[nic]
+cc = "dcqcn"
+[[workload]]
+kind = "poisson"
+cdf = "alistorage"
+load = 0.6
+[output]
+throughput_interval = "20us"
+"#;
+    let streamed = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+    assert!(streamed.flows.is_empty() && streamed.streams.len() == 1);
+    let mut listed = streamed.clone();
+    for s in std::mem::take(&mut listed.streams) {
+        listed.flows.extend(s.iter().map(|(_, f)| f));
+    }
+    let (a, b) = (run(streamed), run(listed));
+    let done = a.flows.iter().filter(|f| f.end_ns.is_some()).count();
+    assert!(
+        done > 20 && done < a.flows.len(),
+        "{done} of {} done",
+        a.flows.len()
+    );
+    assert!(!a.throughput.is_empty());
+    assert_eq!(a, b);
+}
