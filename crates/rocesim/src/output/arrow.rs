@@ -171,7 +171,15 @@ pub fn arrow_table(results: &RunResults, name: &str) -> Result<RecordBatch, Arro
 
 /// flows.csv as a batch.
 pub fn flows(r: &RunResults) -> Result<RecordBatch, ArrowError> {
-    let f = &r.flows;
+    flow_rows(&r.flows)
+}
+
+/// Rows of flows.csv that are too many to convert at once (a long run's flows) are written to
+/// CSV in chunks of this many.
+pub const FLOW_CHUNK: usize = 64 * 1024;
+
+/// The flows.csv rows `f` (a chunk of a run's flows) as a batch.
+pub fn flow_rows(f: &[crate::monitor::FlowResult]) -> Result<RecordBatch, ArrowError> {
     Cols::new(columns::FLOWS)
         .u32(f.iter().map(|f| f.flow_id))
         .str(f.iter().map(|f| f.name.as_str()))

@@ -141,6 +141,10 @@ pub fn write_results(
         if !is_written(results, name, report) {
             continue;
         }
+        if *name == "flows.csv" {
+            written.extend(write_flow_files(results, dir, format)?);
+            continue;
+        }
         // One table at a time, dropped once written: a million flows' batch is not held
         // while the other files are written.
         let table = (arrow::ARROW_TABLES.iter()).find(|(_, file)| file == name);
@@ -160,6 +164,39 @@ pub fn write_results(
         if let Some(pq) = parquet_name(name).filter(|_| format.parquet()) {
             written.push(create(dir, &pq, |w| table_files::write_parquet(batch, w))?);
         }
+    }
+    Ok(written)
+}
+
+/// Writes flows.csv a chunk of rows at a time ([`arrow::FLOW_CHUNK`]), so a run of millions
+/// of flows does not hold their whole table in columns beside its rows; flows.parquet is
+/// written from one batch, as before (its encoder splits pages by what it is given at once,
+/// so chunks would change the file's bytes). Returns the paths written.
+fn write_flow_files(
+    results: &RunResults,
+    dir: &Path,
+    format: TableFormat,
+) -> io::Result<Vec<PathBuf>> {
+    let batches = || {
+        let rows = &results.flows;
+        let n = rows.len().div_ceil(arrow::FLOW_CHUNK).max(1);
+        (0..n).map(move |k| {
+            let chunk = &rows[(k * arrow::FLOW_CHUNK).min(rows.len())
+                ..((k + 1) * arrow::FLOW_CHUNK).min(rows.len())];
+            arrow::flow_rows(chunk).map_err(io::Error::other)
+        })
+    };
+    let mut written = Vec::new();
+    if format.csv() {
+        written.push(create(dir, "flows.csv", |w| {
+            table_files::write_csv_chunks(batches(), w)
+        })?);
+    }
+    if format.parquet() {
+        let batch = arrow::flow_rows(&results.flows).map_err(io::Error::other)?;
+        written.push(create(dir, "flows.parquet", |w| {
+            table_files::write_parquet(&batch, w)
+        })?);
     }
     Ok(written)
 }
