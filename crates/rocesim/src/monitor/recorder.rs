@@ -274,8 +274,8 @@ impl Monitor {
         self.window_open = true;
     }
 
-    /// Hold flow `f` (a streamed flow that starts at `start`), and every id below it (those
-    /// not started yet hold `start = NEVER` until they do).
+    /// Hold flow `f`, which starts at `start`, and every id below it (those not started yet
+    /// hold `start = NEVER` until they do).
     pub fn admit(&mut self, f: u32, start: Time) {
         let unstarted = FlowRecord {
             start: Time::NEVER,

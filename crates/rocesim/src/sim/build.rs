@@ -93,8 +93,8 @@ impl Sim {
             .map(|(h, ids)| build_nic(&scenario, h, take(ids).remove(0)))
             .collect();
         let congestion = scenario.switches.iter().any(|s| s.ecn.is_some());
-        // Streamed flows are held from their start (`Monitor::admit`).
-        let nflows = scenario.flows.len();
+        // Flows are held from their start (`Monitor::admit`), so the per-flow tables begin empty.
+        let nflows = 0;
         let out = &scenario.output;
         let mut sim = Sim {
             ctx: Ctx {
@@ -125,9 +125,6 @@ impl Sim {
         sim.sampler.counters = crate::monitor::counter_sampler::CounterSampler::new(
             sim.scenario.output.counters_interval,
         );
-        for (f, spec) in sim.scenario.flows.iter().enumerate() {
-            sim.ctx.monitor.flows[f as u32].start = spec.start;
-        }
         sim.schedule_initial();
         Ok(sim)
     }

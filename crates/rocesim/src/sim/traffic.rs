@@ -120,11 +120,8 @@ impl Sim {
     /// `streamed` is its spec when a stream made it (else it is listed).
     pub(crate) fn activate_flow(&mut self, f: u32, streamed: Option<&FlowSpec>) {
         let now = self.now();
-        if streamed.is_some() {
-            self.ctx.monitor.admit(f, now);
-            self.ctx.packets.by_flow.extend_to(f + 1, 0);
-        }
-        self.ctx.monitor.flows[f].start = now;
+        self.ctx.monitor.admit(f, now);
+        self.ctx.packets.by_flow.extend_to(f + 1, 0);
         let spec = streamed.unwrap_or_else(|| &self.scenario.flows[f as usize]);
         let (requester, responder) = self.open_qp(f, spec, now);
         let (src, dst) = (spec.src, spec.dst);
