@@ -110,3 +110,36 @@ throughput_interval = "20us"
     assert!(!a.throughput.is_empty());
     assert_eq!(a, b);
 }
+
+/// A flow is held, and sampled, from its start: a flow chained to another (its `start` a gap
+/// after its predecessor completes) has no throughput sample before it starts (it used to be
+/// sampled at 0 Gb/s from t = 0, its gap taken for a start time).
+#[test]
+fn a_chained_flow_is_not_sampled_before_it_starts() {
+    use super::testkit::{flow, scenario, star};
+    use crate::units::{Rate, Time};
+    let mut sc = scenario(
+        star(2, Rate::gbps(100), Time::from_us(1)),
+        Time::from_us(200),
+    );
+    sc.output.throughput_interval = Some(Time::from_us(5));
+    sc.flows.push(flow(0, 1, Some(500_000), Time::ZERO));
+    let mut chained = flow(0, 1, Some(100_000), Time::from_us(1));
+    chained.after = Some(0);
+    sc.flows.push(chained);
+    let r = run(sc);
+    let first_done = r.flows[0].end_ns.expect("the first flow completes");
+    let second_start = r.flows[1].start_ns;
+    assert!(
+        second_start > first_done,
+        "{second_start} after {first_done}"
+    );
+    let early: Vec<_> = (r.throughput.iter())
+        .filter(|s| s.flow_id == 1 && s.time_ns <= second_start)
+        .collect();
+    assert!(early.is_empty(), "samples before its start: {early:?}");
+    assert!(
+        r.throughput.iter().any(|s| s.flow_id == 1),
+        "sampled once started"
+    );
+}
