@@ -143,3 +143,54 @@ fn a_chained_flow_is_not_sampled_before_it_starts() {
         "sampled once started"
     );
 }
+
+/// Two streamed workloads (their flows interleave in time, so the second's ids are held while
+/// the first's are still starting) with a warm-up and samples: equal to the same flows listed.
+#[test]
+fn two_streams_run_as_their_flows_listed() {
+    let text = r#"
+[sim]
+duration = "400us"
+warmup = "50us"
+seed = 5
+[topology]
+kind = "star"
+hosts = 6
+link = { rate = "25Gbps", delay = "1us" }
+[switch]
+pfc_enable = [3]
+ecn = { queues = [3], kmin = "5KB", kmax = "50KB", pmax = 0.1 }
+[nic]
+cc = "dcqcn"
+[[workload]]
+kind = "poisson"
+cdf = "alistorage"
+load = 0.3
+hosts = ["h0", "h1", "h2"]
+[[workload]]
+kind = "poisson"
+cdf = "googlerpc"
+load = 0.3
+hosts = ["h3", "h4", "h5"]
+[output]
+throughput_interval = "20us"
+"#;
+    let streamed = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+    assert!(streamed.flows.is_empty() && streamed.streams.len() == 2);
+    let mut listed = streamed.clone();
+    for s in std::mem::take(&mut listed.streams) {
+        listed.flows.extend(s.iter().map(|(_, f)| f));
+    }
+    let first = streamed.streams[0].count as usize;
+    let (a, b) = (run(streamed), run(listed));
+    let n = a.flows.len();
+    assert!(
+        first > 5 && n - first > 5,
+        "{first} and {} flows",
+        n - first
+    );
+    let started =
+        |r: &[crate::monitor::FlowResult]| r.iter().filter(|f| f.end_ns.is_some()).count();
+    assert!(started(&a.flows[..first]) > 0 && started(&a.flows[first..]) > 0);
+    assert_eq!(a, b);
+}
