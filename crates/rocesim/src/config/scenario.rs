@@ -110,6 +110,14 @@ impl Scenario {
         self.flows.len() + self.streams.iter().map(|s| s.count as usize).sum::<usize>()
     }
 
+    /// Make every stream's flows listed ones (same ids and specs), for what needs the whole
+    /// list at once: QP expansion renumbers flows.
+    pub fn list_streams(&mut self) {
+        for s in std::mem::take(&mut self.streams) {
+            self.flows.extend(s.iter().map(|(_, f)| f));
+        }
+    }
+
     /// Every flow in id order: the listed ones borrowed, the streamed ones made anew (a walk
     /// costs their generation, not their memory).
     pub fn each_flow(&self) -> impl Iterator<Item = Cow<'_, FlowSpec>> + '_ {

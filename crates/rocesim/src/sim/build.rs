@@ -52,10 +52,7 @@ impl Sim {
     /// Build the world for `scenario`.
     pub fn new(mut scenario: Scenario) -> Result<Sim, BuildError> {
         if scenario.flows.iter().any(|f| f.mem().qps > 1) {
-            // QP expansion renumbers flows: streamed flows are listed first.
-            for s in std::mem::take(&mut scenario.streams) {
-                scenario.flows.extend(s.iter().map(|(_, f)| f));
-            }
+            scenario.list_streams();
         }
         let groups = super::qp_groups::expand(&mut scenario.flows);
         let mut errors = Vec::new();

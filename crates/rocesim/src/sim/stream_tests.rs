@@ -20,33 +20,54 @@ fn run_holding(sc: Scenario, hold_all: bool) -> (RunResults, u32) {
     (r, sim.ctx.monitor.flows.base())
 }
 
-/// Four hosts at 40 % load of short AliStorage flows for `duration`, with ECN and DCQCN
-/// (congestion records name the flows' hosts) and throughput samples.
-fn soak(duration: &str) -> Scenario {
+/// A star of `hosts` hosts at `rate` with PFC on class 3, ECN marking there and DCQCN
+/// (congestion records name the flows' hosts), throughput sampled every `sample`; `sim` is the
+/// `[sim]` table's body and `workloads` the `[[workload]]` tables.
+fn dcqcn_star(sim: &str, (hosts, rate): (u32, &str), sample: &str, workloads: &str) -> Scenario {
     let text = format!(
         r#"
 [sim]
-duration = "{duration}"
-warmup = "100us"
+{sim}
 [topology]
 kind = "star"
-hosts = 4
-link = {{ rate = "10Gbps", delay = "1us" }}
+hosts = {hosts}
+link = {{ rate = "{rate}", delay = "1us" }}
 [switch]
 pfc_enable = [3]
 ecn = {{ queues = [3], kmin = "5KB", kmax = "50KB", pmax = 0.2 }}
 [nic]
 mtu = 1000
 cc = "dcqcn"
-[[workload]]
-kind = "poisson"
-cdf = "alistorage"
-load = 0.4
+{workloads}
 [output]
-throughput_interval = "50us"
+throughput_interval = "{sample}"
 "#
     );
     load_str(&text, "t.toml", std::path::Path::new("."), &[]).unwrap()
+}
+
+/// `[[workload]]` of Poisson arrivals of `cdf` sizes at `load` among `hosts` (a TOML list;
+/// empty: every host).
+fn poisson(cdf: &str, load: f64, hosts: &str) -> String {
+    let hosts = if hosts.is_empty() {
+        String::new()
+    } else {
+        format!("hosts = {hosts}\n")
+    };
+    format!("[[workload]]\nkind = \"poisson\"\ncdf = \"{cdf}\"\nload = {load}\n{hosts}")
+}
+
+/// Four 10G hosts at 40 % load of short AliStorage flows for `duration`.
+fn soak(duration: &str) -> Scenario {
+    let sim = format!("duration = \"{duration}\"\nwarmup = \"100us\"");
+    dcqcn_star(&sim, (4, "10Gbps"), "50us", &poisson("alistorage", 0.4, ""))
+}
+
+/// `sc` with its streams listed; runs of the two must be equal.
+fn listed(sc: &Scenario) -> Scenario {
+    let mut l = sc.clone();
+    l.list_streams();
+    l
 }
 
 /// Flows that are over leave the run (their records go to the spill) and come back for the
@@ -74,33 +95,10 @@ fn released_flows_come_back_for_the_results() {
 /// run has flows that complete and flows still running at the end.
 #[test]
 fn a_streamed_workload_runs_as_the_listed_one() {
-    let text = r#"
-[sim]
-duration = "300us"
-seed = 3
-[topology]
-kind = "star"
-hosts = 6
-link = { rate = "25Gbps", delay = "1us" }
-[switch]
-pfc_enable = [3]
-ecn = { queues = [3], kmin = "5KB", kmax = "50KB", pmax = 0.1 }
-[nic]
-cc = "dcqcn"
-[[workload]]
-kind = "poisson"
-cdf = "alistorage"
-load = 0.6
-[output]
-throughput_interval = "20us"
-"#;
-    let streamed = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+    let sim = "duration = \"300us\"\nseed = 3";
+    let streamed = dcqcn_star(sim, (6, "25Gbps"), "20us", &poisson("alistorage", 0.6, ""));
     assert!(streamed.flows.is_empty() && streamed.streams.len() == 1);
-    let mut listed = streamed.clone();
-    for s in std::mem::take(&mut listed.streams) {
-        listed.flows.extend(s.iter().map(|(_, f)| f));
-    }
-    let (a, b) = (run(streamed), run(listed));
+    let (a, b) = (run(listed(&streamed)), run(streamed));
     let done = a.flows.iter().filter(|f| f.end_ns.is_some()).count();
     assert!(
         done > 20 && done < a.flows.len(),
@@ -148,41 +146,13 @@ fn a_chained_flow_is_not_sampled_before_it_starts() {
 /// the first's are still starting) with a warm-up and samples: equal to the same flows listed.
 #[test]
 fn two_streams_run_as_their_flows_listed() {
-    let text = r#"
-[sim]
-duration = "400us"
-warmup = "50us"
-seed = 5
-[topology]
-kind = "star"
-hosts = 6
-link = { rate = "25Gbps", delay = "1us" }
-[switch]
-pfc_enable = [3]
-ecn = { queues = [3], kmin = "5KB", kmax = "50KB", pmax = 0.1 }
-[nic]
-cc = "dcqcn"
-[[workload]]
-kind = "poisson"
-cdf = "alistorage"
-load = 0.3
-hosts = ["h0", "h1", "h2"]
-[[workload]]
-kind = "poisson"
-cdf = "googlerpc"
-load = 0.3
-hosts = ["h3", "h4", "h5"]
-[output]
-throughput_interval = "20us"
-"#;
-    let streamed = load_str(text, "t.toml", std::path::Path::new("."), &[]).unwrap();
+    let sim = "duration = \"400us\"\nwarmup = \"50us\"\nseed = 5";
+    let wl = poisson("alistorage", 0.3, r#"["h0", "h1", "h2"]"#)
+        + &poisson("googlerpc", 0.3, r#"["h3", "h4", "h5"]"#);
+    let streamed = dcqcn_star(sim, (6, "25Gbps"), "20us", &wl);
     assert!(streamed.flows.is_empty() && streamed.streams.len() == 2);
-    let mut listed = streamed.clone();
-    for s in std::mem::take(&mut listed.streams) {
-        listed.flows.extend(s.iter().map(|(_, f)| f));
-    }
     let first = streamed.streams[0].count as usize;
-    let (a, b) = (run(streamed), run(listed));
+    let (a, b) = (run(listed(&streamed)), run(streamed));
     let n = a.flows.len();
     assert!(
         first > 5 && n - first > 5,
