@@ -2,9 +2,10 @@
 # Soak benchmark (not in CI): 4 hosts on one 10G switch, Poisson arrivals of AliStorage-2019 flow
 # sizes (mean 41 KB, short flows) at 10 % of each host's link, DCQCN, for 60 simulated seconds
 # (about 730,000 flows). Memory over simulated time: the same scenario run for 1, 5, 15 and
-# 30 s (SOAK_DURATIONS overrides) and then the full duration, each run's peak RSS (VmHWM, from
-# summary.json) printed; during the last run the process's resident memory (VmRSS of
-# /proc/PID/status) is printed every second of wall time.
+# 30 s (SOAK_DURATIONS overrides) and then the full duration, each run's peak RSS printed
+# twice: at the end of the simulation (VmHWM, from summary.json) and for the whole process,
+# result files written (GNU time's maximum resident set size); during the last run the
+# process's resident memory (VmRSS of /proc/PID/status) is printed every second of wall time.
 #
 # usage: scripts/soak.sh [ROCESIM_BINARY] [SIM_DURATION]   (defaults: target/release/rocesim 60s)
 set -euo pipefail
@@ -43,23 +44,25 @@ TOML
 # the simulated duration, flows, events, wall time and peak RSS (VmHWM) from summary.json.
 run() {
   sed "s/__DURATION__/$1/g" "$tmp/soak.toml" > "$tmp/run.toml"
-  "$bin" run "$tmp/run.toml" --out "$tmp/out" --quiet &
-  local pid=$! t=0
-  while kill -0 "$pid" 2>/dev/null; do
-    local rss
-    rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
+  /usr/bin/time -f '%M' -o "$tmp/maxrss" "$bin" run "$tmp/run.toml" --out "$tmp/out" --quiet &
+  local tpid=$! pid="" t=0
+  while kill -0 "$tpid" 2>/dev/null; do
+    local rss=""
+    [ -n "$pid" ] || pid=$(pgrep -P "$tpid" || true)
+    [ -z "$pid" ] || rss=$(awk '/^VmRSS/ {print $2}' "/proc/$pid/status" 2>/dev/null || true)
     if [ "$2" = trace ] && [ -n "$rss" ]; then
       printf '  wall %4d s  RSS %7.1f MB\n' "$t" "$(echo "$rss / 1024" | bc -l)"
     fi
     sleep 1
     t=$((t + 1))
   done
-  wait "$pid"
+  wait "$tpid"
   python3 -c "
 import json, sys
 s = json.load(open(sys.argv[1]))
-print(f\"sim {sys.argv[2]:>4}: flows {s['flows']['count']:>8} ({s['flows']['completed']} completed), events {s['events']:>11}, wall {s['wall_s']:6.1f} s, peak RSS {s['peak_memory_kb'] / 1024:7.1f} MB\")
-" "$tmp/out/summary.json" "$1"
+process = int(open(sys.argv[3]).read().split()[-1])
+print(f\"sim {sys.argv[2]:>4}: flows {s['flows']['count']:>8} ({s['flows']['completed']} completed), events {s['events']:>11}, wall {s['wall_s']:6.1f} s, peak RSS {s['peak_memory_kb'] / 1024:7.1f} MB run, {process / 1024:7.1f} MB with its results written\")
+" "$tmp/out/summary.json" "$1" "$tmp/maxrss"
 }
 for d in ${SOAK_DURATIONS:-1s 5s 15s 30s}; do
   run "$d" quiet

@@ -2,6 +2,7 @@
 //! (time, sequence), a packet arena with `u32` handles, and seeded random streams.
 
 pub mod arena;
+pub mod chunk_file;
 pub mod ctx;
 pub mod event;
 pub mod flow_window;
@@ -9,6 +10,7 @@ pub mod queue;
 pub mod rng;
 
 pub use arena::PacketArena;
+pub use chunk_file::ChunkFile;
 pub use ctx::Ctx;
 pub use event::Event;
 pub use flow_window::FlowWindow;

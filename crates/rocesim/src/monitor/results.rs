@@ -282,8 +282,9 @@ pub struct RunResults {
     pub incomplete: bool,
     /// Why an incomplete run stopped: `"wall_limit"` (`sim.wall_limit`) or `"interrupt"`.
     pub stopped_by: Option<String>,
-    /// Per flow.
-    pub flows: Vec<FlowResult>,
+    /// Per flow, in id order (a long run's rows are stored out of memory: read them with
+    /// [`FlowTable::iter`]).
+    pub flows: super::FlowTable,
     /// Per TCP flow: loss recovery (empty without TCP flows).
     pub tcp: Vec<TcpFlowResult>,
     /// Per (node, port, priority).

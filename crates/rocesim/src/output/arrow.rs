@@ -171,7 +171,11 @@ pub fn arrow_table(results: &RunResults, name: &str) -> Result<RecordBatch, Arro
 
 /// flows.csv as a batch.
 pub fn flows(r: &RunResults) -> Result<RecordBatch, ArrowError> {
-    flow_rows(&r.flows)
+    if !r.flows.is_stored() {
+        return flow_rows(r.flows.held_rows());
+    }
+    let rows: Vec<_> = r.flows.iter().map(std::borrow::Cow::into_owned).collect();
+    flow_rows(&rows)
 }
 
 /// Rows of flows.csv that are too many to convert at once (a long run's flows) are written to

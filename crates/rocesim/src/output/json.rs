@@ -71,13 +71,6 @@ impl Serialize for Json {
     }
 }
 
-/// Pretty-printed JSON text (two-space indent) with a trailing newline.
-pub(crate) fn to_pretty(v: &Json) -> String {
-    let mut s = serde_json::to_string_pretty(v).unwrap_or_else(|_| "null".to_string());
-    s.push('\n');
-    s
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -5,7 +5,8 @@
 
 use crate::monitor::RunResults;
 
-use super::summary::{completed_slowdowns, percentile_nearest_rank, pfc_totals};
+use super::flow_stats::flow_stats;
+use super::summary::pfc_totals;
 
 /// One flow-size bucket of `fct_slowdown_by_size`: sizes in `[min_bytes, max_bytes)` (payload
 /// bytes, decimal units as in scenario files: 1 KB = 1000 B).
@@ -77,33 +78,7 @@ pub struct BucketSlowdown {
 /// empty buckets included), over completed flows with a known size and a finite slowdown (the
 /// same flows as the overall `fct_slowdown`; long-lived flows have no size and never complete).
 pub fn slowdown_by_size(results: &RunResults) -> Vec<BucketSlowdown> {
-    let mut per: Vec<Vec<f64>> = vec![Vec::new(); SIZE_BUCKETS.len()];
-    for f in &results.flows {
-        let (Some(_), Some(size), Some(s)) = (f.end_ns, f.size_bytes, f.slowdown) else {
-            continue;
-        };
-        if !s.is_finite() {
-            continue;
-        }
-        if let Some(i) = SIZE_BUCKETS.iter().position(|b| b.contains(size)) {
-            per[i].push(s);
-        }
-    }
-    SIZE_BUCKETS
-        .iter()
-        .zip(per)
-        .map(|(b, mut v)| {
-            v.sort_by(f64::total_cmp);
-            BucketSlowdown {
-                bucket: *b,
-                flows: v.len() as u64,
-                p50: percentile_nearest_rank(&v, 500),
-                p95: percentile_nearest_rank(&v, 950),
-                p99: percentile_nearest_rank(&v, 990),
-                p999: percentile_nearest_rank(&v, 999),
-            }
-        })
-        .collect()
+    flow_stats(results).buckets
 }
 
 /// Transmit statistics of one link direction (a node's port), summed over its priorities.
@@ -196,21 +171,21 @@ pub struct Headline {
 
 /// The [`Headline`] of `results`, computed exactly as in `summary.json`.
 pub fn headline(results: &RunResults) -> Headline {
-    let slow = completed_slowdowns(results);
+    let stats = flow_stats(results);
     Headline {
         sim_time_ns: results.sim_time_ns,
         wall_s: results.wall_s,
         events: results.events,
-        total_goodput_gbps: results.flows.iter().map(|f| f.goodput_gbps).sum(),
+        total_goodput_gbps: stats.total_goodput_gbps,
         pause_tx: pfc_totals(results).0,
         drops_lossless: results.drops_lossless,
         drops_lossy: results.drops_lossy,
         ecn_marked: results.ecn_marked,
         cnp_tx: results.cnp_tx,
-        flows: results.flows.len() as u64,
-        flows_completed: results.flows.iter().filter(|f| f.end_ns.is_some()).count() as u64,
-        fct_slowdown_p50: percentile_nearest_rank(&slow, 500),
-        fct_slowdown_p99: percentile_nearest_rank(&slow, 990),
+        flows: stats.count,
+        flows_completed: stats.completed,
+        fct_slowdown_p50: stats.slowdown_at(500),
+        fct_slowdown_p99: stats.slowdown_at(990),
     }
 }
 

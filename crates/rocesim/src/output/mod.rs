@@ -11,12 +11,14 @@ mod axis;
 pub mod columns;
 mod counters;
 mod failures;
+mod flow_stats;
 mod fmt;
 mod isolation;
 mod json;
 mod metrics;
 mod nics;
 mod pause_chart;
+mod quantiles;
 mod report;
 mod summary;
 mod svg;
@@ -33,7 +35,7 @@ use std::io::{self, BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use crate::config::TableFormat;
-use crate::monitor::RunResults;
+use crate::monitor::{FlowResult, RunResults};
 
 pub use counters::{write_counters, COUNTERS_HEADER};
 pub use fmt::{fixed, round_sig};
@@ -44,7 +46,7 @@ pub use metrics::{
 };
 pub use nics::{write_nics, NICS_HEADER};
 pub use report::report_html;
-pub use summary::{percentile_nearest_rank, summary_json};
+pub use summary::{percentile_nearest_rank, summary_json, write_summary};
 pub use table_files::{write_csv, write_parquet};
 pub use tables::{
     write_flows, write_links, write_pause_intervals, write_pfc, write_port_queues, write_ports,
@@ -168,37 +170,42 @@ pub fn write_results(
     Ok(written)
 }
 
-/// Writes flows.csv a chunk of rows at a time ([`arrow::FLOW_CHUNK`]), so a run of millions
-/// of flows does not hold their whole table in columns beside its rows; flows.parquet is
-/// written from one batch, as before (its encoder splits pages by what it is given at once,
-/// so chunks would change the file's bytes). Returns the paths written.
+/// Writes flows.csv and flows.parquet a chunk of rows at a time ([`arrow::FLOW_CHUNK`]), so
+/// a run of millions of flows never holds its whole table (rows or columns) in memory. A run
+/// of at most one chunk's flows writes its table as one batch. Returns the paths written.
 fn write_flow_files(
     results: &RunResults,
     dir: &Path,
     format: TableFormat,
 ) -> io::Result<Vec<PathBuf>> {
-    let batches = || {
-        let rows = &results.flows;
-        let n = rows.len().div_ceil(arrow::FLOW_CHUNK).max(1);
-        (0..n).map(move |k| {
-            let chunk = &rows[(k * arrow::FLOW_CHUNK).min(rows.len())
-                ..((k + 1) * arrow::FLOW_CHUNK).min(rows.len())];
-            arrow::flow_rows(chunk).map_err(io::Error::other)
-        })
-    };
     let mut written = Vec::new();
     if format.csv() {
         written.push(create(dir, "flows.csv", |w| {
-            table_files::write_csv_chunks(batches(), w)
+            table_files::write_csv_chunks(flow_batches(results), w)
         })?);
     }
     if format.parquet() {
-        let batch = arrow::flow_rows(&results.flows).map_err(io::Error::other)?;
         written.push(create(dir, "flows.parquet", |w| {
-            table_files::write_parquet(&batch, w)
+            table_files::write_parquet_chunks(flow_batches(results), w)
         })?);
     }
     Ok(written)
+}
+
+/// flows.csv's rows as batches of [`arrow::FLOW_CHUNK`] rows (one empty batch without flows).
+fn flow_batches(
+    results: &RunResults,
+) -> impl Iterator<Item = io::Result<arrow_array::RecordBatch>> + '_ {
+    let mut rows = results.flows.iter();
+    let mut first = true;
+    std::iter::from_fn(move || {
+        let chunk: Vec<FlowResult> = (rows.by_ref().take(arrow::FLOW_CHUNK))
+            .map(std::borrow::Cow::into_owned)
+            .collect();
+        let give = first || !chunk.is_empty();
+        first = false;
+        give.then(|| arrow::flow_rows(&chunk).map_err(io::Error::other))
+    })
 }
 
 /// Creates `dir/name` and fills it with `fill`; returns its path.
@@ -232,7 +239,7 @@ fn write_csv_table(
 /// [`OPTIONAL_FILES`]); tables are written from their Arrow batch.
 pub fn write_file(results: &RunResults, name: &str, w: &mut dyn Write) -> io::Result<()> {
     match name {
-        "summary.json" => w.write_all(summary_json(results).as_bytes()),
+        "summary.json" => write_summary(results, w),
         "report.html" => w.write_all(report_html(results).as_bytes()),
         _ => {
             let Some(&(table, _)) = arrow::ARROW_TABLES.iter().find(|(_, f)| *f == name) else {

@@ -4,10 +4,11 @@
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 
-use crate::monitor::RunResults;
+use crate::monitor::{FlowResult, RunResults};
 
+use super::flow_stats::{flow_stats, FlowStats};
 use super::fmt::{esc, fixed, human_bytes, human_count, human_ns};
-use super::summary::{completed_slowdowns, events_per_s, percentile_nearest_rank, pfc_totals};
+use super::summary::{events_per_s, pfc_totals};
 use super::svg::{
     byte_unit, decimate, render, time_unit, Chart, Kind, Mark, Scale, Series, MAX_SERIES,
     OTHER_COLOR, PALETTE,
@@ -37,7 +38,8 @@ pub fn report_html(results: &RunResults) -> String {
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rocesim: {t}</title><style>{STYLE}</style></head><body>\n",
         t = esc(&results.scenario)
     );
-    header(&mut h, results);
+    let stats = flow_stats(results);
+    header(&mut h, results, &stats);
     flow_table(&mut h, results);
     h.push_str("<h2>Throughput per flow</h2>\n");
     match throughput_chart(results) {
@@ -66,10 +68,10 @@ pub fn report_html(results: &RunResults) -> String {
         h.push_str(&svg);
     }
     h.push_str("\n<h2>FCT slowdown by flow size</h2>\n");
-    match slowdown_chart(results) {
+    match slowdown_chart(results, &stats) {
         Some(svg) => {
             h.push_str(&svg);
-            slowdown_bucket_table(&mut h, results);
+            slowdown_bucket_table(&mut h, &stats);
         }
         None => h.push_str(&no_fct_note(results)),
     }
@@ -80,14 +82,14 @@ pub fn report_html(results: &RunResults) -> String {
     h
 }
 
-fn header(h: &mut String, r: &RunResults) {
+fn header(h: &mut String, r: &RunResults, stats: &FlowStats) {
     let _ = writeln!(h, "<h1>{}</h1>", esc(&r.scenario));
     if r.incomplete {
         h.push_str("<p class=\"warn\">This run was interrupted before its end: results cover the simulated time reached.</p>\n");
     }
     let (ptx, prx, paused) = pfc_totals(r);
-    let completed = r.flows.iter().filter(|f| f.end_ns.is_some()).count();
-    let total_gbps: f64 = r.flows.iter().map(|f| f.goodput_gbps).sum();
+    let completed = stats.completed;
+    let total_gbps = stats.total_goodput_gbps;
     let rows: Vec<(&str, String)> = vec![
         ("seed", r.seed.to_string()),
         (
@@ -112,7 +114,7 @@ fn header(h: &mut String, r: &RunResults) {
             "flows",
             format!(
                 "{} ({completed} completed), total goodput {} Gb/s",
-                r.flows.len(),
+                stats.count,
                 fixed((total_gbps * 1000.0).round() / 1000.0)
             ),
         ),
@@ -194,11 +196,6 @@ fn throughput_chart(r: &RunResults) -> Option<String> {
     if r.throughput.is_empty() {
         return None;
     }
-    let names: HashMap<u32, &str> = r
-        .flows
-        .iter()
-        .map(|f| (f.flow_id, f.name.as_str()))
-        .collect();
     let max_t = r.throughput.iter().map(|s| s.time_ns).max().unwrap_or(0) as f64;
     let (div, unit) = time_unit(max_t);
     let mut per_flow: BTreeMap<u32, Vec<(u64, f64)>> = BTreeMap::new();
@@ -220,6 +217,10 @@ fn throughput_chart(r: &RunResults) -> Option<String> {
     };
     let mut keep: Vec<u32> = ranked[..keep_n].iter().map(|x| x.0).collect();
     keep.sort_unstable();
+    let names: HashMap<u32, String> = (r.flows.iter())
+        .filter(|f| keep.binary_search(&f.flow_id).is_ok())
+        .map(|f| (f.flow_id, f.name.clone()))
+        .collect();
     let mut series: Vec<Series> = keep
         .iter()
         .enumerate()
@@ -231,7 +232,7 @@ fn throughput_chart(r: &RunResults) -> Option<String> {
             Series {
                 name: names
                     .get(id)
-                    .map_or_else(|| format!("flow {id}"), |n| n.to_string()),
+                    .map_or_else(|| format!("flow {id}"), String::clone),
                 color: PALETTE[i % PALETTE.len()].to_string(),
                 points: decimate(&pts, MAX_POINTS),
             }
@@ -359,39 +360,46 @@ fn no_fct_note(r: &RunResults) -> String {
     }
 }
 
-/// Slowdown against flow size (log x; log y when slowdowns span more than 50×).
-fn slowdown_chart(r: &RunResults) -> Option<String> {
-    let pts: Vec<(f64, f64)> = r
-        .flows
-        .iter()
-        .filter(|f| f.end_ns.is_some())
-        .filter_map(|f| Some((f.size_bytes? as f64, f.slowdown?)))
-        .filter(|p| p.0 > 0.0 && p.1.is_finite())
-        .collect();
-    if pts.is_empty() {
+/// A completed flow's (size, slowdown) dot, if it has one to draw.
+fn slowdown_dot(f: &FlowResult) -> Option<(f64, f64)> {
+    f.end_ns?;
+    let p = (f.size_bytes? as f64, f.slowdown?);
+    (p.0 > 0.0 && p.1.is_finite()).then_some(p)
+}
+
+/// Slowdown against flow size (log x; log y when slowdowns span more than 50×). With more than
+/// [`MAX_DOTS`] dots, every dot at or above the p99 slowdown is drawn and an evenly spaced
+/// subset of the rest, so the page stays small and the tail stays visible.
+fn slowdown_chart(r: &RunResults, stats: &FlowStats) -> Option<String> {
+    let (mut total, mut lo, mut hi) = (0usize, f64::INFINITY, f64::NEG_INFINITY);
+    for p in r.flows.iter().filter_map(|f| slowdown_dot(&f)) {
+        total += 1;
+        lo = lo.min(p.1);
+        hi = hi.max(p.1);
+    }
+    if total == 0 {
         return None;
     }
-    let lo = pts.iter().map(|p| p.1).fold(f64::INFINITY, f64::min);
-    let hi = pts.iter().map(|p| p.1).fold(f64::NEG_INFINITY, f64::max);
     let y_scale = if lo > 0.0 && hi / lo > 50.0 {
         Scale::Log
     } else {
         Scale::Linear
     };
-    let slow = completed_slowdowns(r);
-    let total = pts.len();
-    let pts = thin_scatter(
-        pts,
-        percentile_nearest_rank(&slow, 990).unwrap_or(f64::INFINITY),
-    );
+    let tail = stats.slowdown_at(990).unwrap_or(f64::INFINITY);
+    let step = total.div_ceil(MAX_DOTS / 2);
+    let pts: Vec<(f64, f64)> = (r.flows.iter().filter_map(|f| slowdown_dot(&f)))
+        .enumerate()
+        .filter(|(i, p)| total <= MAX_DOTS || p.1 >= tail || i % step == 0)
+        .map(|(_, p)| p)
+        .collect();
     let p = |pm| {
-        percentile_nearest_rank(&slow, pm)
+        (stats.slowdown_at(pm))
             .map_or("–".to_string(), |v| fixed((v * 100.0).round() / 100.0))
     };
     let marks = [(500, "p50"), (990, "p99")]
         .into_iter()
         .filter_map(|(pm, name)| {
-            let y = percentile_nearest_rank(&slow, pm)?;
+            let y = stats.slowdown_at(pm)?;
             Some(Mark::HLine {
                 y,
                 label: format!("{name} {}", fixed((y * 100.0).round() / 100.0)),
@@ -421,10 +429,10 @@ fn slowdown_chart(r: &RunResults) -> Option<String> {
 
 /// Slowdown percentiles per flow-size bucket (the `fct_slowdown_by_size` of summary.json): one
 /// row per bucket, "–" for an empty bucket.
-fn slowdown_bucket_table(h: &mut String, r: &RunResults) {
+fn slowdown_bucket_table(h: &mut String, stats: &FlowStats) {
     let cell = |x: Option<f64>| x.map_or("–".to_string(), |v| fixed((v * 100.0).round() / 100.0));
     h.push_str("<table class=\"buckets\"><tr><th class=\"l\">flow size</th><th>flows</th><th>p50</th><th>p95</th><th>p99</th><th>p99.9</th></tr>\n");
-    for b in super::slowdown_by_size(r) {
+    for b in &stats.buckets {
         let _ = writeln!(
             h,
             "<tr><td class=\"l\">{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
@@ -461,16 +469,3 @@ fn pingmesh_table(h: &mut String, r: &RunResults) {
 /// Most dots in the slowdown scatter.
 const MAX_DOTS: usize = 5000;
 
-/// With more than [`MAX_DOTS`] points, keeps every point at or above `tail` (the p99 slowdown)
-/// and an evenly spaced subset of the rest, so the page stays small and the tail stays visible.
-fn thin_scatter(pts: Vec<(f64, f64)>, tail: f64) -> Vec<(f64, f64)> {
-    if pts.len() <= MAX_DOTS {
-        return pts;
-    }
-    let step = pts.len().div_ceil(MAX_DOTS / 2);
-    pts.into_iter()
-        .enumerate()
-        .filter(|(i, p)| p.1 >= tail || i % step == 0)
-        .map(|(_, p)| p)
-        .collect()
-}

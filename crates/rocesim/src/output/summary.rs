@@ -1,11 +1,16 @@
 //! `summary.json`: the run's headline numbers (see docs/results.md).
 
 use std::collections::HashSet;
+use std::io::{self, Write};
+
+use serde::ser::SerializeMap;
+use serde::{Serialize, Serializer};
 
 use crate::monitor::results::FlowResult;
 use crate::monitor::RunResults;
 
-use super::json::{to_pretty, Json};
+use super::flow_stats::flow_stats;
+use super::json::Json;
 
 /// Nearest-rank percentile of an ascending-sorted slice.
 ///
@@ -24,19 +29,6 @@ pub fn percentile_nearest_rank(sorted: &[f64], per_mille: u32) -> Option<f64> {
     Some(sorted[(rank - 1) as usize])
 }
 
-/// Slowdowns of completed flows that have one (finite), sorted ascending.
-pub(crate) fn completed_slowdowns(results: &RunResults) -> Vec<f64> {
-    let mut v: Vec<f64> = results
-        .flows
-        .iter()
-        .filter(|f| f.end_ns.is_some())
-        .filter_map(|f| f.slowdown)
-        .filter(|s| s.is_finite())
-        .collect();
-    v.sort_by(f64::total_cmp);
-    v
-}
-
 /// Events per wall-clock second; 0 when `wall_s` is 0 (or not a positive number).
 pub(crate) fn events_per_s(results: &RunResults) -> f64 {
     if results.wall_s > 0.0 && results.wall_s.is_finite() {
@@ -53,46 +45,89 @@ pub(crate) fn pfc_totals(results: &RunResults) -> (u64, u64, u64) {
     })
 }
 
-/// Keys for `goodput_gbps`: the flow name, or `name#flow_id` when that name was already used, so
-/// no key repeats.
+/// Keys for `goodput_gbps`, made one flow at a time in id order: the flow name, or
+/// `name#flow_id` when that name was already used, so no key repeats.
 ///
 /// Most flows are named by their id (unnamed flows are). Ids are distinct, and a `name#id` key
 /// has a `#`, so such a name can only repeat another flow's name when some flow is named by
-/// a number that is not its own id; unless one is, only the other names are checked (a
+/// a number that is not its own id; unless one is, only the other names are remembered (a
 /// million id-named flows cost no set insertion).
-fn goodput_keys(results: &RunResults) -> Vec<String> {
-    let own_id = |f: &FlowResult| is_decimal(&f.name) && f.name.parse() == Ok(f.flow_id);
-    let numeric_other = (results.flows.iter()).any(|f| !own_id(f) && is_decimal(&f.name));
-    let mut seen: HashSet<&str> = HashSet::new();
-    let mut owned: HashSet<String> = HashSet::new();
-    let mut keys = Vec::with_capacity(results.flows.len());
-    for f in &results.flows {
-        if !numeric_other && own_id(f) {
-            keys.push(f.name.clone());
-            continue;
-        }
-        let id;
-        let key: &str = if f.name.is_empty() {
-            id = f.flow_id.to_string();
-            &id
-        } else {
-            &f.name
-        };
-        if seen.contains(key) || owned.contains(key) {
-            let alt = format!("{key}#{}", f.flow_id);
-            owned.insert(alt.clone());
-            keys.push(alt);
-            continue;
-        }
-        if f.name.is_empty() {
-            owned.insert(key.to_string());
-        } else {
-            seen.insert(&f.name);
-        }
-        keys.push(key.to_string());
-    }
-    keys
+struct GoodputKeys {
+    /// Some flow is named by a number other than its own id.
+    numeric_other: bool,
+    /// Keys given so far, but for id-named flows' when `numeric_other` is false.
+    taken: HashSet<String>,
 }
+
+/// Is `f` named by its own id?
+fn own_id(f: &FlowResult) -> bool {
+    is_decimal(&f.name) && f.name.parse() == Ok(f.flow_id)
+}
+
+impl GoodputKeys {
+    fn new(results: &RunResults) -> GoodputKeys {
+        GoodputKeys {
+            numeric_other: (results.flows.iter()).any(|f| !own_id(&f) && is_decimal(&f.name)),
+            taken: HashSet::new(),
+        }
+    }
+
+    /// The key of the next flow.
+    fn key(&mut self, f: &FlowResult) -> String {
+        if !self.numeric_other && own_id(f) {
+            return f.name.clone();
+        }
+        let key = if f.name.is_empty() {
+            f.flow_id.to_string()
+        } else {
+            f.name.clone()
+        };
+        let key = if self.taken.contains(&key) {
+            format!("{key}#{}", f.flow_id)
+        } else {
+            key
+        };
+        self.taken.insert(key.clone());
+        key
+    }
+}
+
+/// `goodput_gbps`: flow key → goodput, serialized a row at a time.
+struct GoodputMap<'a>(&'a RunResults);
+
+impl Serialize for GoodputMap<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut keys = GoodputKeys::new(self.0);
+        let mut map = s.serialize_map(Some(self.0.flows.len()))?;
+        for f in self.0.flows.iter() {
+            map.serialize_entry(&keys.key(&f), &Json::F64(f.goodput_gbps))?;
+        }
+        map.end()
+    }
+}
+
+/// summary.json: its fields in order, `goodput_gbps` made from the flow rows as it is written.
+struct SummaryDoc<'a> {
+    fields: Vec<(&'static str, Json)>,
+    results: &'a RunResults,
+}
+
+impl Serialize for SummaryDoc<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut map = s.serialize_map(Some(self.fields.len()))?;
+        for (k, v) in &self.fields {
+            if *k == GOODPUT {
+                map.serialize_entry(k, &GoodputMap(self.results))?;
+            } else {
+                map.serialize_entry(k, v)?;
+            }
+        }
+        map.end()
+    }
+}
+
+/// The key of the per-flow goodput map.
+const GOODPUT: &str = "goodput_gbps";
 
 /// Is `s` a decimal number as an id prints (digits, no sign, no leading zero)?
 fn is_decimal(s: &str) -> bool {
@@ -100,8 +135,8 @@ fn is_decimal(s: &str) -> bool {
     !b.is_empty() && b.iter().all(u8::is_ascii_digit) && (b.len() == 1 || b[0] != b'0')
 }
 
-/// The summary as an ordered JSON value.
-pub(crate) fn summary_value(results: &RunResults) -> Json {
+/// The summary's fields in order (`goodput_gbps` stands as null: [`SummaryDoc`] writes it).
+fn summary_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
     let mut fields = run_fields(results);
     fields.extend(traffic_fields(results));
     if !results.pingmesh.is_empty() {
@@ -117,7 +152,7 @@ pub(crate) fn summary_value(results: &RunResults) -> Json {
     if let Some(t) = &results.recovery {
         fields.push(("transport", recovery_json(t)));
     }
-    Json::obj(fields)
+    fields
 }
 
 /// `transport`: loss-recovery totals over every NIC.
@@ -151,23 +186,18 @@ fn run_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
 
 /// Flows, goodput, drops, pauses, marks and completion-time percentiles.
 fn traffic_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
-    let completed = results.flows.iter().filter(|f| f.end_ns.is_some()).count() as u64;
-    let goodput: Vec<(String, Json)> = goodput_keys(results)
-        .into_iter()
-        .zip(&results.flows)
-        .map(|(k, f)| (k, Json::F64(f.goodput_gbps)))
-        .collect();
-    let total_goodput: f64 = results.flows.iter().map(|f| f.goodput_gbps).sum();
+    let stats = flow_stats(results);
     let (pause_tx, pause_rx, paused_ns) = pfc_totals(results);
-    let slow = completed_slowdowns(results);
-    let pct = |pm| Json::opt_f64(percentile_nearest_rank(&slow, pm));
-    let count = Json::U64(results.flows.len() as u64);
+    let pct = |pm| Json::opt_f64(stats.slowdown_at(pm));
+    let count = Json::U64(stats.count);
+    let completed = stats.completed;
+    let total_goodput = stats.total_goodput_gbps;
     vec![
         (
             "flows",
             Json::obj(vec![("count", count), ("completed", Json::U64(completed))]),
         ),
-        ("goodput_gbps", Json::Obj(goodput)),
+        (GOODPUT, Json::Null),
         ("total_goodput_gbps", Json::F64(total_goodput)),
         (
             "drops",
@@ -197,7 +227,7 @@ fn traffic_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
                 ("p999", pct(999)),
             ]),
         ),
-        ("fct_slowdown_by_size", slowdown_by_size_json(results)),
+        ("fct_slowdown_by_size", slowdown_by_size_json(&stats.buckets)),
     ]
 }
 
@@ -243,10 +273,10 @@ fn failure_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
 
 /// `fct_slowdown_by_size`: bucket label → `{flows, p50, p95, p99, p999}`, every bucket of
 /// [`super::SIZE_BUCKETS`] in order (percentiles `null` for an empty bucket).
-fn slowdown_by_size_json(results: &RunResults) -> Json {
+fn slowdown_by_size_json(buckets: &[super::BucketSlowdown]) -> Json {
     Json::Obj(
-        super::slowdown_by_size(results)
-            .into_iter()
+        buckets
+            .iter()
             .map(|b| {
                 let v = Json::obj(vec![
                     ("flows", Json::U64(b.flows)),
@@ -281,7 +311,27 @@ fn congestion_point(c: &crate::monitor::congestion::CongestionRecord) -> Json {
 /// The text of `summary.json`: pretty-printed, keys in a fixed order, floats rounded to 6
 /// significant digits, ending with a newline.
 pub fn summary_json(results: &RunResults) -> String {
-    to_pretty(&summary_value(results))
+    let mut out = Vec::new();
+    let _ = write_summary(results, &mut out);
+    String::from_utf8(out).unwrap_or_default()
+}
+
+/// Writes `summary.json` (the text of [`summary_json`]) to `w` as it is made: a run of
+/// millions of flows does not build its per-flow goodput map in memory first.
+pub fn write_summary(results: &RunResults, w: &mut dyn Write) -> io::Result<()> {
+    let doc = SummaryDoc {
+        fields: summary_fields(results),
+        results,
+    };
+    serde_json::to_writer_pretty(&mut *w, &doc).map_err(io::Error::other)?;
+    w.write_all(b"\n")
+}
+
+/// The keys `goodput_gbps` gives the flows, in order.
+#[cfg(test)]
+fn goodput_keys(results: &RunResults) -> Vec<String> {
+    let mut keys = GoodputKeys::new(results);
+    results.flows.iter().map(|f| keys.key(&f)).collect()
 }
 
 #[cfg(test)]

@@ -133,13 +133,27 @@ fn write_rows<W: Write>(out: &mut csv::Writer<W>, batch: &RecordBatch) -> io::Re
 /// Writes `batch` as one Parquet file (Snappy, one row group per million rows; the Arrow
 /// schema with its field metadata is embedded, so readers get the units and meanings back).
 pub fn write_parquet<W: Write + Send>(batch: &RecordBatch, w: W) -> io::Result<()> {
+    write_parquet_chunks(std::iter::once(Ok(batch.clone())), w)
+}
+
+/// Writes batches of one schema (at least one) to `w` as one Parquet file, a batch at a time.
+pub fn write_parquet_chunks<W: Write + Send>(
+    mut batches: impl Iterator<Item = io::Result<RecordBatch>>,
+    w: W,
+) -> io::Result<()> {
+    let first = batches
+        .next()
+        .ok_or_else(|| io::Error::other("a Parquet table needs a batch"))??;
     let props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_created_by(concat!("rocesim ", env!("CARGO_PKG_VERSION")).to_string())
         .build();
     let mut writer =
-        ArrowWriter::try_new(w, batch.schema(), Some(props)).map_err(io::Error::other)?;
-    writer.write(batch).map_err(io::Error::other)?;
+        ArrowWriter::try_new(w, first.schema(), Some(props)).map_err(io::Error::other)?;
+    writer.write(&first).map_err(io::Error::other)?;
+    for batch in batches {
+        writer.write(&batch?).map_err(io::Error::other)?;
+    }
     writer.close().map_err(io::Error::other)?;
     Ok(())
 }

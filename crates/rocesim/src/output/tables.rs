@@ -150,7 +150,7 @@ fn opt<T: ToString>(x: Option<T>) -> String {
 pub fn write_flows<W: io::Write>(results: &RunResults, w: W) -> io::Result<()> {
     let mut out = writer(w);
     out.write_record(FLOWS_HEADER)?;
-    for f in &results.flows {
+    for f in results.flows.iter() {
         out.write_record([
             f.flow_id.to_string(),
             f.name.clone(),

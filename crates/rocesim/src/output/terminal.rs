@@ -5,7 +5,8 @@ use std::fmt::Write as _;
 use crate::monitor::RunResults;
 
 use super::fmt::{human_bytes, human_count, human_ns};
-use super::summary::{completed_slowdowns, events_per_s, percentile_nearest_rank, pfc_totals};
+use super::flow_stats::flow_stats;
+use super::summary::{events_per_s, pfc_totals};
 
 /// Most flow rows printed.
 const MAX_ROWS: usize = 20;
@@ -130,8 +131,8 @@ fn pingmesh_lines(results: &RunResults) -> String {
 /// FCT slowdown percentiles, overall and per size bucket (buckets without flows left out); empty
 /// when no flow completed with a finite slowdown.
 fn slowdown_table(results: &RunResults) -> String {
-    let all = completed_slowdowns(results);
-    if all.is_empty() {
+    let stats = flow_stats(results);
+    if stats.slowdown_flows == 0 {
         return String::new();
     }
     let two = |x: Option<f64>| x.map_or("-".to_string(), |v| format!("{v:.2}"));
@@ -143,16 +144,16 @@ fn slowdown_table(results: &RunResults) -> String {
         "p99".into(),
         "p99.9".into(),
     ]];
-    let pct = |pm| percentile_nearest_rank(&all, pm);
+    let pct = |pm| stats.slowdown_at(pm);
     rows.push([
         "all".into(),
-        all.len().to_string(),
+        stats.slowdown_flows.to_string(),
         two(pct(500)),
         two(pct(950)),
         two(pct(990)),
         two(pct(999)),
     ]);
-    for b in super::slowdown_by_size(results) {
+    for b in &stats.buckets {
         if b.flows > 0 {
             rows.push([
                 b.bucket.label.to_string(),

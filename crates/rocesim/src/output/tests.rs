@@ -118,7 +118,7 @@ fn sample() -> RunResults {
         peak_memory_kb: 0,
         incomplete: false,
         stopped_by: None,
-        flows,
+        flows: flows.into(),
         tcp: Vec::new(),
         ports: sample_ports(),
         port_queues: vec![PortQueueRow {
@@ -304,7 +304,7 @@ fn summary_values() {
 #[test]
 fn summary_edge_cases() {
     let r = RunResults {
-        flows: vec![flow(0, "x", Some(10), None), flow(1, "x", Some(10), None)],
+        flows: vec![flow(0, "x", Some(10), None), flow(1, "x", Some(10), None)].into(),
         ..RunResults::default()
     };
     let v: serde_json::Value = serde_json::from_str(&summary_json(&r)).unwrap();
@@ -519,7 +519,10 @@ fn report_names_queues_by_peer_and_explains_a_missing_fct_chart() {
     let html = report_html(&r);
     // The queue samples are at S1 port 3, whose ports.csv row says it faces S2.
     assert!(html.contains("S1→S2 q3"), "queue label");
-    r.flows.retain(|f| f.size_bytes.is_none());
+    r.flows = (r.flows.iter())
+        .filter(|f| f.size_bytes.is_none())
+        .map(std::borrow::Cow::into_owned)
+        .collect();
     let html = report_html(&r);
     assert!(html.contains("are long-lived"), "all-long note");
 }

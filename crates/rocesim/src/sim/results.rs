@@ -10,7 +10,8 @@ use crate::monitor::failures::{
 };
 use crate::monitor::pingmesh::{self, PingRecord};
 use crate::monitor::{
-    CounterSample, FlowRecord, FlowResult, PauseInterval, PfcRecord, PortQueueRow, PortRow,
+    flow_table::{HELD_ROWS, STORED_CHUNK_ROWS},
+    CounterSample, FlowRecord, FlowResult, FlowTable, PauseInterval, PfcRecord, PortQueueRow, PortRow,
     QueueSample, RateSample, RunResults, ThroughputSample,
 };
 use crate::nic::recovery_stats::RecoveryCounters;
@@ -37,7 +38,7 @@ impl Sim {
             peak_memory_kb: peak_memory_kb(),
             incomplete: self.interrupted,
             stopped_by: None,
-            flows: self.merge_flow_rows(self.flow_results(now), now),
+            flows: self.flow_table(now),
             tcp: self.tcp_results(now),
             ports: self.port_rows(now),
             port_queues: self.port_queue_rows(),
@@ -76,19 +77,30 @@ impl Sim {
         }
     }
 
-    fn flow_results(&self, now: Time) -> Vec<FlowResult> {
+    /// The flow rows: held in memory for a run of up to [`HELD_ROWS`] flows, stored out of
+    /// memory as they are made for a longer one. QP groups merge listed flows' rows, so they
+    /// are held.
+    fn flow_table(&self, now: Time) -> FlowTable {
+        let rows = self.flow_rows(now);
+        if self.groups.is_some() {
+            return FlowTable::held(self.merge_flow_rows(rows.collect(), now));
+        }
+        let is_row = |spec: &FlowSpec| !matches!(spec.kind, FlowKind::Probe(_));
+        let count = self.scenario.each_flow().filter(|s| is_row(s)).count();
+        FlowTable::collect_rows(rows, count, HELD_ROWS, STORED_CHUNK_ROWS)
+    }
+
+    /// Every flow's row, in id order, made one at a time.
+    fn flow_rows(&self, now: Time) -> impl Iterator<Item = FlowResult> + '_ {
         let sc = &self.scenario;
         let warm = sc.sim.warmup.min(now);
         let window = now.saturating_sub(warm);
         let inflight = self.inflight_by_flow();
         let names = self.host_names();
-        let host = |h: u32| names[h as usize].clone();
+        let host = move |h: u32| names[h as usize].clone();
         let is_row = |spec: &FlowSpec| !matches!(spec.kind, FlowKind::Probe(_));
-        // Sized exactly: grown by doubling, a million rows of 280 B would reserve up to twice
-        // that and hold both buffers while it moves them (the peak of a long run).
-        let mut rows = Vec::with_capacity(sc.each_flow().filter(|s| is_row(s)).count());
-        let all = (self.every_flow()).filter(|(_, spec, _)| is_row(spec)).map(
-            |(i, spec, (rec, before_window))| {
+        (self.every_flow()).filter(move |(_, spec, _)| is_row(spec)).map(
+            move |(i, spec, (rec, before_window))| {
                 let size = spec.size.map(|s| s.max(1)).filter(|&s| s != u64::MAX);
                 let end = rec.done_at();
                 let fct = end.map(|e| e.saturating_sub(rec.start));
@@ -128,9 +140,7 @@ impl Sim {
                     inflight_bytes: inflight.get(i).copied().unwrap_or(0),
                 }
             },
-        );
-        rows.extend(all);
-        rows
+        )
     }
 
     /// Every host's name, shared by the rows that name it.

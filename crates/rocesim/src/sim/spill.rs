@@ -5,6 +5,7 @@
 //! be made or written) and are read back once, when the results are assembled. A run of
 //! millions of flows one after another thus holds the flows alive, not every flow it had.
 
+use crate::engine::ChunkFile;
 use crate::monitor::{FlowCounters, FlowRecord};
 use crate::units::Time;
 
@@ -22,77 +23,41 @@ const BYTES: usize = 13 * 8;
 const CHUNK: usize = 1024;
 
 /// Released flows `0 .. count()`, in id order.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct Spill {
-    /// The file and the bytes written to it, once one was made.
-    file: Option<(std::fs::File, u64)>,
-    /// No file could be made or written: chunks stay in `kept`.
-    no_file: bool,
-    /// Chunks that could not be written, in order after the file's.
-    kept: Vec<u8>,
-    /// The chunk being gathered.
-    pending: Vec<u8>,
-    count: u32,
+    file: ChunkFile,
+}
+
+impl Default for Spill {
+    fn default() -> Spill {
+        Spill {
+            file: ChunkFile::new(CHUNK * BYTES, CHUNK as u32),
+        }
+    }
 }
 
 impl Spill {
     /// Number of flows handed on.
     pub fn count(&self) -> u32 {
-        self.count
+        self.file.records() as u32
     }
 
     /// Hand on the next flow's final record.
     pub fn push(&mut self, s: Spilled) {
-        encode(&s, &mut self.pending);
-        self.count += 1;
-        if self.pending.len() >= CHUNK * BYTES {
-            self.write_chunk();
-        }
-    }
-
-    /// Write the gathered chunk to the file (made on first use), or keep it in memory.
-    fn write_chunk(&mut self) {
-        let chunk = std::mem::take(&mut self.pending);
-        if !self.no_file && self.file.is_none() {
-            self.file = tempfile::tempfile().ok().map(|f| (f, 0));
-        }
-        let written = match &mut self.file {
-            Some((f, len)) if !self.no_file && write_at(f, &chunk, *len) => {
-                *len += chunk.len() as u64;
-                true
-            }
-            _ => false,
-        };
-        if !written {
-            self.no_file = true;
-            self.kept.extend_from_slice(&chunk);
-        }
-        self.pending = chunk;
-        self.pending.clear();
+        self.file.push(|out| encode(&s, out));
     }
 
     /// Every record handed on, in id order, read back a chunk at a time. A chunk the file
     /// cannot give back (the disk failed under the run) reads as records of flows that never
     /// completed.
     pub fn records(&self) -> impl Iterator<Item = Spilled> + '_ {
-        let in_file = self.file.as_ref().map_or(0, |(_, len)| *len);
-        let chunks = in_file.div_ceil((CHUNK * BYTES) as u64);
-        let from_file = (0..chunks).flat_map(move |k| {
-            let at = k * (CHUNK * BYTES) as u64;
-            let mut buf = vec![0u8; (in_file - at).min((CHUNK * BYTES) as u64) as usize];
-            let ok = (self.file.as_ref()).is_some_and(|(f, _)| read_at(f, &mut buf, at));
-            let n = buf.len() / BYTES;
-            let lost = std::iter::repeat_n(unread(), if ok { 0 } else { n });
-            let read: Vec<Spilled> = if ok {
-                decode_all(&buf).collect()
-            } else {
-                Vec::new()
+        self.file.chunks().flat_map(|(bytes, n)| {
+            let read: Vec<Spilled> = match bytes {
+                Some(b) => b.chunks_exact(BYTES).map(decode).collect(),
+                None => vec![unread(); n as usize],
             };
-            read.into_iter().chain(lost)
-        });
-        from_file
-            .chain(decode_all(&self.kept))
-            .chain(decode_all(&self.pending))
+            read
+        })
     }
 }
 
@@ -102,11 +67,6 @@ fn unread() -> Spilled {
         rec: FlowRecord::default(),
         before_window: 0,
     }
-}
-
-/// The records in `bytes`, in order.
-fn decode_all(bytes: &[u8]) -> impl Iterator<Item = Spilled> + '_ {
-    bytes.chunks_exact(BYTES).map(decode)
 }
 
 fn encode(s: &Spilled, out: &mut Vec<u8>) {
@@ -152,26 +112,6 @@ fn decode(b: &[u8]) -> Spilled {
         },
         before_window: w(12),
     }
-}
-
-#[cfg(unix)]
-fn write_at(f: &std::fs::File, buf: &[u8], at: u64) -> bool {
-    std::os::unix::fs::FileExt::write_all_at(f, buf, at).is_ok()
-}
-
-#[cfg(unix)]
-fn read_at(f: &std::fs::File, buf: &mut [u8], at: u64) -> bool {
-    std::os::unix::fs::FileExt::read_exact_at(f, buf, at).is_ok()
-}
-
-#[cfg(not(unix))]
-fn write_at(_: &std::fs::File, _: &[u8], _: u64) -> bool {
-    false
-}
-
-#[cfg(not(unix))]
-fn read_at(_: &std::fs::File, _: &mut [u8], _: u64) -> bool {
-    false
 }
 
 #[cfg(test)]
