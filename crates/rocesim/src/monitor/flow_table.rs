@@ -18,7 +18,7 @@ use crate::engine::ChunkFile;
 pub const STORED_CHUNK_ROWS: usize = 8192;
 
 /// More rows than this and [`FlowTable::collect_rows`] stores them instead of holding them.
-pub const HELD_ROWS: usize = 65_536;
+pub const HELD_ROWS: usize = 16_384;
 
 /// Flow rows in id order, held in memory or stored in a temporary file.
 #[derive(Clone, Debug, Default)]
@@ -100,14 +100,12 @@ impl FlowTable {
 
     /// Every row in id order: stored rows decoded a chunk at a time, then the held ones.
     pub fn iter(&self) -> impl Iterator<Item = Cow<'_, FlowResult>> + '_ {
-        let stored = self.stored.iter().flat_map(|s| {
-            s.file.chunks().flat_map(move |(bytes, n)| {
-                let rows: Vec<FlowResult> = match bytes {
-                    Some(b) => decode_all(&b, n, &s.names),
-                    None => vec![FlowResult::default(); n as usize],
-                };
-                rows.into_iter().map(Cow::Owned)
-            })
+        let stored = self.stored.iter().flat_map(|s| StoredIter {
+            chunks: Box::new(s.file.chunks()),
+            names: &s.names,
+            chunk: None,
+            at: 0,
+            left: 0,
         });
         stored.chain(self.held.iter().map(Cow::Borrowed))
     }
@@ -247,10 +245,36 @@ impl Cursor<'_> {
     }
 }
 
-/// The `n` rows encoded in `bytes`.
-fn decode_all(bytes: &[u8], n: u32, names: &[Arc<str>]) -> Vec<FlowResult> {
-    let mut c = Cursor(bytes);
-    (0..n).map(|_| decode(&mut c, names)).collect()
+/// Stored rows decoded one at a time, a chunk's bytes read at a time.
+struct StoredIter<'a> {
+    chunks: Box<dyn Iterator<Item = (Option<Vec<u8>>, u32)> + 'a>,
+    names: &'a [Arc<str>],
+    /// The chunk being read (`None` when it could not be read back).
+    chunk: Option<Vec<u8>>,
+    /// Where the next row starts in it, and how many rows are left.
+    at: usize,
+    left: u32,
+}
+
+impl<'a> Iterator for StoredIter<'a> {
+    type Item = Cow<'a, FlowResult>;
+
+    /// The next row; a row of a chunk the file could not give back (the disk failed) reads as
+    /// a default row.
+    fn next(&mut self) -> Option<Cow<'a, FlowResult>> {
+        while self.left == 0 {
+            let (bytes, n) = self.chunks.next()?;
+            (self.chunk, self.at, self.left) = (bytes, 0, n);
+        }
+        self.left -= 1;
+        let Some(bytes) = &self.chunk else {
+            return Some(Cow::Owned(FlowResult::default()));
+        };
+        let mut c = Cursor(&bytes[self.at..]);
+        let row = decode(&mut c, self.names);
+        self.at = bytes.len() - c.0.len();
+        Some(Cow::Owned(row))
+    }
 }
 
 fn decode(c: &mut Cursor<'_>, names: &[Arc<str>]) -> FlowResult {

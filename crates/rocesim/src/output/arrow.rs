@@ -178,9 +178,12 @@ pub fn flows(r: &RunResults) -> Result<RecordBatch, ArrowError> {
     flow_rows(&rows)
 }
 
-/// Rows of flows.csv that are too many to convert at once (a long run's flows) are written to
-/// CSV in chunks of this many.
+/// flows.parquet is written in batches of this many rows (its bytes depend on the batches it
+/// is given, so this stays what it was when the file was written in one batch up to it).
 pub const FLOW_CHUNK: usize = 64 * 1024;
+
+/// flows.csv is written in batches of this many rows (its bytes do not depend on them).
+pub const CSV_FLOW_CHUNK: usize = 8 * 1024;
 
 /// The flows.csv rows `f` (a chunk of a run's flows) as a batch.
 pub fn flow_rows(f: &[crate::monitor::FlowResult]) -> Result<RecordBatch, ArrowError> {

@@ -138,6 +138,7 @@ pub fn write_results(
     format: TableFormat,
 ) -> io::Result<Vec<PathBuf>> {
     fs::create_dir_all(dir.join("timeseries"))?;
+    let stats = flow_stats::flow_stats(results);
     let mut written = Vec::new();
     for name in RESULT_FILES.iter().chain(&OPTIONAL_FILES) {
         if !is_written(results, name, report) {
@@ -155,7 +156,11 @@ pub fn write_results(
             .transpose()?;
         let Some(batch) = batch.as_ref() else {
             // summary.json and report.html
-            written.push(create(dir, name, |w| write_file(results, name, w))?);
+            written.push(create(dir, name, |w| match *name {
+                "summary.json" => summary::write_summary_with(results, &stats, w),
+                "report.html" => w.write_all(report::report_html_with(results, &stats).as_bytes()),
+                _ => write_file(results, name, w),
+            })?);
             continue;
         };
         if format.csv() {
@@ -170,7 +175,8 @@ pub fn write_results(
     Ok(written)
 }
 
-/// Writes flows.csv and flows.parquet a chunk of rows at a time ([`arrow::FLOW_CHUNK`]), so
+/// Writes flows.csv and flows.parquet a chunk of rows at a time ([`arrow::CSV_FLOW_CHUNK`],
+/// [`arrow::FLOW_CHUNK`]), so
 /// a run of millions of flows never holds its whole table (rows or columns) in memory. A run
 /// of at most one chunk's flows writes its table as one batch. Returns the paths written.
 fn write_flow_files(
@@ -181,30 +187,31 @@ fn write_flow_files(
     let mut written = Vec::new();
     if format.csv() {
         written.push(create(dir, "flows.csv", |w| {
-            table_files::write_csv_chunks(flow_batches(results), w)
+            table_files::write_csv_chunks(flow_batches(results, arrow::CSV_FLOW_CHUNK), w)
         })?);
     }
     if format.parquet() {
         written.push(create(dir, "flows.parquet", |w| {
-            table_files::write_parquet_chunks(flow_batches(results), w)
+            table_files::write_parquet_chunks(flow_batches(results, arrow::FLOW_CHUNK), w)
         })?);
     }
     Ok(written)
 }
 
-/// flows.csv's rows as batches of [`arrow::FLOW_CHUNK`] rows (one empty batch without flows).
+/// flows.csv's rows as batches of `chunk` rows (one empty batch without flows).
 fn flow_batches(
     results: &RunResults,
+    chunk: usize,
 ) -> impl Iterator<Item = io::Result<arrow_array::RecordBatch>> + '_ {
-    let mut rows = results.flows.iter();
+    let mut all = results.flows.iter();
     let mut first = true;
     std::iter::from_fn(move || {
-        let chunk: Vec<FlowResult> = (rows.by_ref().take(arrow::FLOW_CHUNK))
+        let rows: Vec<FlowResult> = (all.by_ref().take(chunk))
             .map(std::borrow::Cow::into_owned)
             .collect();
-        let give = first || !chunk.is_empty();
+        let give = first || !rows.is_empty();
         first = false;
-        give.then(|| arrow::flow_rows(&chunk).map_err(io::Error::other))
+        give.then(|| arrow::flow_rows(&rows).map_err(io::Error::other))
     })
 }
 

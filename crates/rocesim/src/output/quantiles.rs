@@ -7,9 +7,9 @@
 
 use super::percentile_nearest_rank;
 
-/// Values gathered and sorted up to this many (16 MiB of `f64`s, at most); more are selected
+/// Values gathered and sorted up to this many (1 MiB of `f64`s, at most); more are selected
 /// in passes.
-pub(crate) const IN_MEMORY_VALUES: u64 = 1 << 21;
+pub(crate) const IN_MEMORY_VALUES: u64 = 1 << 17;
 
 /// A source of `(group, value)` pairs: called with a sink, it gives it every pair, the same
 /// ones each time it is called.

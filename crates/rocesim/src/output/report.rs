@@ -32,14 +32,18 @@ th{background:#f3f3f3}td.l,th.l{text-align:left}.kv td{border:none}.kv td:first-
 
 /// The whole report page.
 pub fn report_html(results: &RunResults) -> String {
+    report_html_with(results, &flow_stats(results))
+}
+
+/// [`report_html`] with the flows' statistics already computed.
+pub(crate) fn report_html_with(results: &RunResults, stats: &FlowStats) -> String {
     let mut h = String::new();
     let _ = write!(
         h,
         "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>rocesim: {t}</title><style>{STYLE}</style></head><body>\n",
         t = esc(&results.scenario)
     );
-    let stats = flow_stats(results);
-    header(&mut h, results, &stats);
+    header(&mut h, results, stats);
     flow_table(&mut h, results);
     h.push_str("<h2>Throughput per flow</h2>\n");
     match throughput_chart(results) {
@@ -68,10 +72,10 @@ pub fn report_html(results: &RunResults) -> String {
         h.push_str(&svg);
     }
     h.push_str("\n<h2>FCT slowdown by flow size</h2>\n");
-    match slowdown_chart(results, &stats) {
+    match slowdown_chart(results, stats) {
         Some(svg) => {
             h.push_str(&svg);
-            slowdown_bucket_table(&mut h, &stats);
+            slowdown_bucket_table(&mut h, stats);
         }
         None => h.push_str(&no_fct_note(results)),
     }

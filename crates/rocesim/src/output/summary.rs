@@ -9,7 +9,7 @@ use serde::{Serialize, Serializer};
 use crate::monitor::results::FlowResult;
 use crate::monitor::RunResults;
 
-use super::flow_stats::flow_stats;
+use super::flow_stats::{flow_stats, FlowStats};
 use super::json::Json;
 
 /// Nearest-rank percentile of an ascending-sorted slice.
@@ -136,9 +136,9 @@ fn is_decimal(s: &str) -> bool {
 }
 
 /// The summary's fields in order (`goodput_gbps` stands as null: [`SummaryDoc`] writes it).
-fn summary_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
+fn summary_fields(results: &RunResults, stats: &FlowStats) -> Vec<(&'static str, Json)> {
     let mut fields = run_fields(results);
-    fields.extend(traffic_fields(results));
+    fields.extend(traffic_fields(results, stats));
     if !results.pingmesh.is_empty() {
         fields.push(("pingmesh", pingmesh_json(results)));
     }
@@ -185,8 +185,7 @@ fn run_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
 }
 
 /// Flows, goodput, drops, pauses, marks and completion-time percentiles.
-fn traffic_fields(results: &RunResults) -> Vec<(&'static str, Json)> {
-    let stats = flow_stats(results);
+fn traffic_fields(results: &RunResults, stats: &FlowStats) -> Vec<(&'static str, Json)> {
     let (pause_tx, pause_rx, paused_ns) = pfc_totals(results);
     let pct = |pm| Json::opt_f64(stats.slowdown_at(pm));
     let count = Json::U64(stats.count);
@@ -319,8 +318,17 @@ pub fn summary_json(results: &RunResults) -> String {
 /// Writes `summary.json` (the text of [`summary_json`]) to `w` as it is made: a run of
 /// millions of flows does not build its per-flow goodput map in memory first.
 pub fn write_summary(results: &RunResults, w: &mut dyn Write) -> io::Result<()> {
+    write_summary_with(results, &flow_stats(results), w)
+}
+
+/// [`write_summary`] with the flows' statistics already computed.
+pub(crate) fn write_summary_with(
+    results: &RunResults,
+    stats: &FlowStats,
+    w: &mut dyn Write,
+) -> io::Result<()> {
     let doc = SummaryDoc {
-        fields: summary_fields(results),
+        fields: summary_fields(results, stats),
         results,
     };
     serde_json::to_writer_pretty(&mut *w, &doc).map_err(io::Error::other)?;
