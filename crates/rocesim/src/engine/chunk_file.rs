@@ -119,7 +119,8 @@ impl ChunkFile {
             };
             (bytes, c.records)
         });
-        let open = (self.pending_records > 0).then(|| (Some(self.pending.clone()), self.pending_records));
+        let open =
+            (self.pending_records > 0).then(|| (Some(self.pending.clone()), self.pending_records));
         closed.chain(open)
     }
 }
@@ -165,7 +166,9 @@ mod tests {
             let mut at = 0;
             for _ in 0..n {
                 let i = u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
-                assert!(b[at + 4..at + 4 + (i % 5) as usize].iter().all(|&x| x == i as u8));
+                assert!(b[at + 4..at + 4 + (i % 5) as usize]
+                    .iter()
+                    .all(|&x| x == i as u8));
                 at += 4 + (i % 5) as usize;
                 ids.push(i);
             }
@@ -182,7 +185,9 @@ mod tests {
         fill(&mut f, 1000);
         assert_eq!(f.records(), 1000);
         assert!(f.chunks().count() > 10);
-        assert!(f.chunks().all(|(b, _)| b.is_some_and(|b| b.len() < 100 + 9)));
+        assert!(f
+            .chunks()
+            .all(|(b, _)| b.is_some_and(|b| b.len() < 100 + 9)));
         let want: Vec<u32> = (0..1000).collect();
         assert_eq!(read_back(&f), want);
         assert_eq!(read_back(&f), want);

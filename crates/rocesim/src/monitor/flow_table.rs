@@ -40,7 +40,10 @@ struct StoredRows {
 impl FlowTable {
     /// A table holding `rows` in memory.
     pub fn held(rows: Vec<FlowResult>) -> FlowTable {
-        FlowTable { stored: None, held: rows }
+        FlowTable {
+            stored: None,
+            held: rows,
+        }
     }
 
     /// A table of `rows`: held in memory when there are at most `held_max` of them (a run's
@@ -75,7 +78,10 @@ impl FlowTable {
 
     /// Number of rows.
     pub fn len(&self) -> usize {
-        self.stored.as_ref().map_or(0, |s| s.file.records() as usize) + self.held.len()
+        self.stored
+            .as_ref()
+            .map_or(0, |s| s.file.records() as usize)
+            + self.held.len()
     }
 
     /// True when there are no rows.
@@ -116,14 +122,20 @@ impl std::ops::Index<usize> for FlowTable {
     /// Row `i` of a held table (tests and small runs). Panics on a stored table, whose rows
     /// are only read through [`FlowTable::iter`].
     fn index(&self, i: usize) -> &FlowResult {
-        assert!(self.stored.is_none(), "stored flow rows are read with FlowTable::iter");
+        assert!(
+            self.stored.is_none(),
+            "stored flow rows are read with FlowTable::iter"
+        );
         &self.held[i]
     }
 }
 
 impl std::ops::IndexMut<usize> for FlowTable {
     fn index_mut(&mut self, i: usize) -> &mut FlowResult {
-        assert!(self.stored.is_none(), "stored flow rows are read with FlowTable::iter");
+        assert!(
+            self.stored.is_none(),
+            "stored flow rows are read with FlowTable::iter"
+        );
         &mut self.held[i]
     }
 }
@@ -194,7 +206,10 @@ fn encode(row: &FlowResult, src: u32, dst: u32, out: &mut Vec<u8>) {
         (SLOWDOWN, f.slowdown.map(f64::to_bits)),
     ];
     let name_is_id = f.name == f.flow_id.to_string();
-    let mut flags = opts.iter().filter(|o| o.1.is_some()).fold(0, |a, o| a | o.0);
+    let mut flags = opts
+        .iter()
+        .filter(|o| o.1.is_some())
+        .fold(0, |a, o| a | o.0);
     if name_is_id {
         flags |= NAME_IS_ID;
     }
@@ -330,7 +345,11 @@ mod tests {
                 let some = |bit: u32| (i >> bit) & 1 == 1;
                 FlowResult {
                     flow_id: i,
-                    name: if i % 3 == 0 { format!("flow-{i}") } else { i.to_string() },
+                    name: if i % 3 == 0 {
+                        format!("flow-{i}")
+                    } else {
+                        i.to_string()
+                    },
                     src: hosts[(i % 3) as usize].clone(),
                     dst: hosts[((i + 1) % 3) as usize].clone(),
                     size_bytes: some(0).then_some(k * 1000),
@@ -340,7 +359,11 @@ mod tests {
                     delivered_ns: some(3).then_some(k * 17),
                     fct_ns: some(4).then_some(k * 19),
                     ideal_fct_ns: some(5).then_some(k * 23),
-                    slowdown: some(6).then_some(if i % 5 == 0 { f64::INFINITY } else { k as f64 / 3.0 }),
+                    slowdown: some(6).then_some(if i % 5 == 0 {
+                        f64::INFINITY
+                    } else {
+                        k as f64 / 3.0
+                    }),
                     bytes_delivered: k * 29,
                     goodput_gbps: if i % 4 == 0 { -0.0 } else { k as f64 * 0.1 },
                     goodput_active_gbps: k as f64 * 0.5,

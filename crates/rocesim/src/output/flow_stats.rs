@@ -63,7 +63,9 @@ pub(crate) fn flow_stats_with(results: &RunResults, in_memory: u64) -> FlowStats
                 continue;
             };
             sink(0, s);
-            let bucket = f.size_bytes.and_then(|n| SIZE_BUCKETS.iter().position(|b| b.contains(n)));
+            let bucket = f
+                .size_bytes
+                .and_then(|n| SIZE_BUCKETS.iter().position(|b| b.contains(n)));
             if let Some(i) = bucket {
                 sink(1 + i, s);
             }
@@ -111,19 +113,29 @@ mod tests {
                     name: i.to_string(),
                     size_bytes: Some(u64::from(i % 50) * 9_000 + 100),
                     end_ns: done.then_some(u64::from(i)),
-                    slowdown: Some(if i % 97 == 0 { f64::INFINITY } else { 1.0 + f64::from(i % 113) / 7.0 }),
+                    slowdown: Some(if i % 97 == 0 {
+                        f64::INFINITY
+                    } else {
+                        1.0 + f64::from(i % 113) / 7.0
+                    }),
                     goodput_gbps: f64::from(i) / 3.0,
                     ..FlowResult::default()
                 }
             })
             .collect();
-        let mut held = RunResults::default();
-        held.flows = FlowTable::held(rows.clone());
-        let mut stored = RunResults::default();
-        stored.flows = FlowTable::collect_rows(rows, 3000, 0, 100);
+        let held = RunResults {
+            flows: FlowTable::held(rows.clone()),
+            ..RunResults::default()
+        };
+        let stored = RunResults {
+            flows: FlowTable::collect_rows(rows, 3000, 0, 100),
+            ..RunResults::default()
+        };
         let want = flow_stats_with(&held, u64::MAX);
         assert_eq!(want.count, 3000);
-        assert!(want.slowdown_flows > 2000 && want.buckets.iter().filter(|b| b.flows > 0).count() >= 3);
+        assert!(
+            want.slowdown_flows > 2000 && want.buckets.iter().filter(|b| b.flows > 0).count() >= 3
+        );
         assert_eq!(flow_stats_with(&stored, 0), want);
         assert_eq!(flow_stats_with(&held, 0), want);
     }

@@ -44,7 +44,10 @@ pub(crate) fn nearest_ranks(
 
 /// Gathers each group's values, sorts them and reads the ranks.
 fn sorted(counts: &[u64], per_milles: &[u32], source: Source<'_>) -> Vec<Vec<Option<f64>>> {
-    let mut vals: Vec<Vec<f64>> = counts.iter().map(|&n| Vec::with_capacity(n as usize)).collect();
+    let mut vals: Vec<Vec<f64>> = counts
+        .iter()
+        .map(|&n| Vec::with_capacity(n as usize))
+        .collect();
     source(&mut |g, v| vals[g].push(v));
     vals.into_iter()
         .map(|mut v| {
@@ -78,11 +81,19 @@ fn selected(counts: &[u64], per_milles: &[u32], source: Source<'_>) -> Vec<Vec<O
     for (group, &n) in counts.iter().enumerate().filter(|(_, &n)| n > 0) {
         for &pm in per_milles {
             let rank = (u64::from(pm) * n).div_ceil(1000).clamp(1, n);
-            targets.push(Target { group, prefix: 0, bits: 0, rank });
+            targets.push(Target {
+                group,
+                prefix: 0,
+                bits: 0,
+                rank,
+            });
         }
     }
     let mut of_group: Vec<Vec<usize>> = vec![Vec::new(); counts.len()];
-    targets.iter().enumerate().for_each(|(i, t)| of_group[t.group].push(i));
+    targets
+        .iter()
+        .enumerate()
+        .for_each(|(i, t)| of_group[t.group].push(i));
     for pass in 0..8u32 {
         let shift = 56 - 8 * pass;
         let mut hist = vec![[0u64; 256]; targets.len()];

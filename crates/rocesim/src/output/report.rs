@@ -397,8 +397,7 @@ fn slowdown_chart(r: &RunResults, stats: &FlowStats) -> Option<String> {
         .map(|(_, p)| p)
         .collect();
     let p = |pm| {
-        (stats.slowdown_at(pm))
-            .map_or("–".to_string(), |v| fixed((v * 100.0).round() / 100.0))
+        (stats.slowdown_at(pm)).map_or("–".to_string(), |v| fixed((v * 100.0).round() / 100.0))
     };
     let marks = [(500, "p50"), (990, "p99")]
         .into_iter()
@@ -472,4 +471,3 @@ fn pingmesh_table(h: &mut String, r: &RunResults) {
 
 /// Most dots in the slowdown scatter.
 const MAX_DOTS: usize = 5000;
-

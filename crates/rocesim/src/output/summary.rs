@@ -226,7 +226,10 @@ fn traffic_fields(results: &RunResults, stats: &FlowStats) -> Vec<(&'static str,
                 ("p999", pct(999)),
             ]),
         ),
-        ("fct_slowdown_by_size", slowdown_by_size_json(&stats.buckets)),
+        (
+            "fct_slowdown_by_size",
+            slowdown_by_size_json(&stats.buckets),
+        ),
     ]
 }
 

@@ -4,8 +4,8 @@ use std::fmt::Write as _;
 
 use crate::monitor::RunResults;
 
-use super::fmt::{human_bytes, human_count, human_ns};
 use super::flow_stats::flow_stats;
+use super::fmt::{human_bytes, human_count, human_ns};
 use super::summary::{events_per_s, pfc_totals};
 
 /// Most flow rows printed.

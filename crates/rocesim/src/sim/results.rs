@@ -11,8 +11,8 @@ use crate::monitor::failures::{
 use crate::monitor::pingmesh::{self, PingRecord};
 use crate::monitor::{
     flow_table::{HELD_ROWS, STORED_CHUNK_ROWS},
-    CounterSample, FlowRecord, FlowResult, FlowTable, PauseInterval, PfcRecord, PortQueueRow, PortRow,
-    QueueSample, RateSample, RunResults, ThroughputSample,
+    CounterSample, FlowRecord, FlowResult, FlowTable, PauseInterval, PfcRecord, PortQueueRow,
+    PortRow, QueueSample, RateSample, RunResults, ThroughputSample,
 };
 use crate::nic::recovery_stats::RecoveryCounters;
 use crate::packet::PacketKind;
@@ -99,8 +99,9 @@ impl Sim {
         let names = self.host_names();
         let host = move |h: u32| names[h as usize].clone();
         let is_row = |spec: &FlowSpec| !matches!(spec.kind, FlowKind::Probe(_));
-        (self.every_flow()).filter(move |(_, spec, _)| is_row(spec)).map(
-            move |(i, spec, (rec, before_window))| {
+        (self.every_flow())
+            .filter(move |(_, spec, _)| is_row(spec))
+            .map(move |(i, spec, (rec, before_window))| {
                 let size = spec.size.map(|s| s.max(1)).filter(|&s| s != u64::MAX);
                 let end = rec.done_at();
                 let fct = end.map(|e| e.saturating_sub(rec.start));
@@ -139,8 +140,7 @@ impl Sim {
                     dropped_bytes: c.dropped,
                     inflight_bytes: inflight.get(i).copied().unwrap_or(0),
                 }
-            },
-        )
+            })
     }
 
     /// Every host's name, shared by the rows that name it.

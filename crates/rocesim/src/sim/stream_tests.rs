@@ -161,7 +161,9 @@ fn two_streams_run_as_their_flows_listed() {
     );
     let started =
         |r: &[crate::monitor::FlowResult]| r.iter().filter(|f| f.end_ns.is_some()).count();
-    assert!(started(&a.flows.held_rows()[..first]) > 0 && started(&a.flows.held_rows()[first..]) > 0);
+    assert!(
+        started(&a.flows.held_rows()[..first]) > 0 && started(&a.flows.held_rows()[first..]) > 0
+    );
     assert_eq!(a, b);
 }
 
@@ -187,7 +189,10 @@ fn stored_flow_rows_write_the_same_files() {
     };
     let (a, b) = (write(&held, "held"), write(&stored, "stored"));
     let mut compared = 0;
-    for name in crate::output::RESULT_FILES.iter().chain(&crate::output::OPTIONAL_FILES) {
+    for name in crate::output::RESULT_FILES
+        .iter()
+        .chain(&crate::output::OPTIONAL_FILES)
+    {
         for file in [name.to_string(), name.replace(".csv", ".parquet")] {
             let (x, y) = (std::fs::read(a.join(&file)), std::fs::read(b.join(&file)));
             assert_eq!(x.is_ok(), y.is_ok(), "{file}");
