@@ -1,14 +1,16 @@
-//! The event queue, ordered by (time, sequence number) so that events at the same picosecond
-//! run in the order they were scheduled and runs are deterministic.
+//! The event queue, ordered by (time, event key): events at the same picosecond run in the
+//! order of [`Event::key`] (class, then component and detail, permuted by the time's
+//! [`tie_mask`] so no component always wins ties), whatever order they were scheduled in, so
+//! runs are deterministic and the order needs no global sequence counter (which a run split
+//! over threads could not share).
 //!
 //! Almost every event in a packet network is due within a few microseconds (a frame's
 //! serialization, a link's propagation), so the queue is a timing wheel (Varghese & Lauck
 //! 1987): `SLOTS` slots of `2^SLOT_SHIFT` ps each cover the near future, the earliest
 //! non-empty slot is kept at hand (a bitmap finds the next one when it empties), and the slot
-//! being drained is sorted once by (time, sequence) and read from a cursor (an event
-//! scheduled into it is inserted in order). A slot receives its entries in sequence order (see
-//! `refill`), so wheel entries hold only the time and a stable sort by time keeps sequence
-//! order: 16 bytes an entry. Events beyond the wheel's horizon (retransmission timers, pause
+//! being drained is sorted once by (time, key) and read from a cursor (an event scheduled into
+//! it is inserted in order). Entries hold the time and the key, from which the event is made
+//! again when it is popped: 16 bytes an entry. Events beyond the wheel's horizon (retransmission timers, pause
 //! expiries, flow starts) wait in a binary heap and move into the wheel as it turns; the
 //! heap's earliest slot is kept at hand, so a turn looks at the heap only when it must. Push
 //! and pop are O(1) for wheel events.
@@ -20,7 +22,7 @@
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
-use super::event::Event;
+use super::event::{tie_mask, Event};
 use crate::units::Time;
 
 /// log2 of a slot's width in picoseconds (1.024 ns).
@@ -29,13 +31,12 @@ const SLOT_SHIFT: u32 = 10;
 const SLOTS: usize = 8192;
 const MASK: u64 = SLOTS as u64 - 1;
 
-/// A pending event with its (time, sequence) key: 24 bytes (a `u128` key would align the
-/// entry to 32).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// A pending event: its time and its [`Event::key`] exclusive-or the time's [`tie_mask`],
+/// 16 bytes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Entry {
     time: u64,
-    seq: u64,
-    event: Event,
+    key: u64,
 }
 
 impl Entry {
@@ -49,28 +50,10 @@ impl Entry {
     }
 }
 
-/// A wheel entry: the sequence number is implicit in its position (see the module docs).
-#[derive(Clone, Copy, Debug)]
-struct WheelEntry {
-    time: u64,
-    event: Event,
-}
-
-impl PartialOrd for Entry {
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Entry {
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.time, self.seq).cmp(&(o.time, o.seq))
-    }
-}
-
 /// Pending events.
 #[derive(Debug)]
 pub struct EventQueue {
-    slots: Vec<Vec<WheelEntry>>,
+    slots: Vec<Vec<Entry>>,
     /// One bit per slot: non-empty.
     bits: Vec<u64>,
     /// Absolute slot number of the wheel's current position; the wheel holds slots
@@ -89,7 +72,6 @@ pub struct EventQueue {
     /// Slot of the overflow heap's earliest entry, or `u64::MAX` when the heap is empty: the
     /// wheel's turn checks this one number instead of calling `refill`.
     overflow_slot: u64,
-    seq: u64,
     now: Time,
 }
 
@@ -112,7 +94,6 @@ impl EventQueue {
             head: 0,
             overflow: BinaryHeap::new(),
             overflow_slot: u64::MAX,
-            seq: 0,
             now: Time::ZERO,
         }
     }
@@ -125,11 +106,9 @@ impl EventQueue {
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         assert!(at >= self.now, "event scheduled in the past");
-        self.seq += 1;
         let e = Entry {
             time: at.0,
-            seq: self.seq,
-            event,
+            key: event.key() ^ tie_mask(at.0),
         };
         if e.slot() < self.cur + SLOTS as u64 {
             self.put(e);
@@ -142,17 +121,13 @@ impl EventQueue {
     fn put(&mut self, e: Entry) {
         let i = (e.slot() & MASK) as usize;
         let v = &mut self.slots[i];
-        let w = WheelEntry {
-            time: e.time(),
-            event: e.event,
-        };
         if e.slot() == self.sorted {
-            // The newest sequence number: after every entry due no later. Usually the latest
-            // time so far, so the search ends at the back.
-            let at = self.head + v[self.head..].partition_point(|x| x.time <= w.time);
-            v.insert(at, w);
+            // Among the entries not yet popped, in order. Usually the latest time so far, so
+            // the search ends at the back.
+            let at = self.head + v[self.head..].partition_point(|x| *x <= e);
+            v.insert(at, e);
         } else {
-            v.push(w);
+            v.push(e);
         }
         self.bits[i / 64] |= 1 << (i % 64);
         self.in_wheel += 1;
@@ -163,10 +138,8 @@ impl EventQueue {
     pub fn schedule_in(&mut self, delay: Time, event: Event) {
         self.schedule(self.now + delay, event);
     }
-    /// Bring overflow events that now fall inside the wheel into it. They enter slots that
-    /// were beyond the horizon until now, so no entry was pushed there directly, and they come
-    /// out of the heap in (time, sequence) order: every slot still receives entries in
-    /// sequence order.
+    /// Bring overflow events that now fall inside the wheel into it (slots that were beyond
+    /// the horizon until now).
     #[inline(always)]
     fn refill(&mut self) {
         if self.overflow_slot < self.cur + SLOTS as u64 {
@@ -230,8 +203,7 @@ impl EventQueue {
         let i = (slot & MASK) as usize;
         let v = &mut self.slots[i];
         if slot != self.sorted {
-            // Stable: equal times keep their (sequence) order.
-            sort_stable(v);
+            sort_slot(v);
             self.sorted = slot;
             self.head = 0;
         }
@@ -256,7 +228,7 @@ impl EventQueue {
             self.next = self.next_slot();
         }
         self.now = Time(t);
-        Some((self.now, e.event))
+        Some((self.now, Event::from_key(e.key ^ tie_mask(t))))
     }
     /// Remove the earliest event and advance time to it.
     #[inline]
@@ -279,19 +251,19 @@ impl EventQueue {
     }
 }
 
-/// Sort a slot's entries by time, keeping equal times in push (sequence) order. Slots hold a
-/// few entries, mostly pushed in time order: an insertion sort moves nothing then, and is
-/// cheaper than the general sort's setup.
+/// Sort a slot's entries by (time, key). Slots hold a few entries, mostly pushed in time
+/// order: an insertion sort moves little then, and is cheaper than the general sort's setup.
+/// Entries with equal keys are the same event, so stability does not matter.
 #[inline]
-fn sort_stable(v: &mut [WheelEntry]) {
+fn sort_slot(v: &mut [Entry]) {
     if v.len() > 16 {
-        v.sort_by_key(|x| x.time);
+        v.sort_unstable();
         return;
     }
     for i in 1..v.len() {
         let x = v[i];
         let mut j = i;
-        while j > 0 && v[j - 1].time > x.time {
+        while j > 0 && v[j - 1] > x {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -305,23 +277,59 @@ mod tests {
     use proptest::prelude::*;
 
     #[test]
-    fn pops_in_time_then_fifo_order() {
+    fn pops_in_time_then_class_order() {
         let mut q = EventQueue::new();
         q.schedule(Time(5), Event::TxDone(1));
         q.schedule(Time(3), Event::TxDone(2));
-        q.schedule(Time(5), Event::TxDone(3));
-        q.schedule(Time(3), Event::TxDone(4));
+        q.schedule(Time(5), Event::Sample);
+        // Scheduled after the sample, popped before it: frames, then transmissions, then
+        // what observes them.
+        q.schedule(Time(5), Event::LinkArrive(5));
+        q.schedule(
+            Time(5),
+            Event::Fault {
+                index: 0,
+                start: true,
+            },
+        );
         let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
         assert_eq!(
             order,
             vec![
                 (Time(3), Event::TxDone(2)),
-                (Time(3), Event::TxDone(4)),
+                (
+                    Time(5),
+                    Event::Fault {
+                        index: 0,
+                        start: true
+                    }
+                ),
+                (Time(5), Event::LinkArrive(5)),
                 (Time(5), Event::TxDone(1)),
-                (Time(5), Event::TxDone(3)),
+                (Time(5), Event::Sample),
             ]
         );
         assert_eq!(q.now(), Time(5));
+    }
+
+    /// Ties between components of one class go either way: over 2,000 picoseconds, port 1's
+    /// event comes before port 2's at about half of them, and the same order whichever was
+    /// scheduled first.
+    #[test]
+    fn ties_favour_no_component() {
+        let mut first = 0;
+        for t in 0..2000u64 {
+            let mut a = EventQueue::new();
+            let mut b = EventQueue::new();
+            a.schedule(Time(t), Event::TxDone(1));
+            a.schedule(Time(t), Event::TxDone(2));
+            b.schedule(Time(t), Event::TxDone(2));
+            b.schedule(Time(t), Event::TxDone(1));
+            let pa = a.pop().unwrap().1;
+            assert_eq!(pa, b.pop().unwrap().1);
+            first += u32::from(pa == Event::TxDone(1));
+        }
+        assert!((900..1100).contains(&first), "{first} of 2000");
     }
 
     #[test]
@@ -345,23 +353,18 @@ mod tests {
     }
 
     proptest! {
-        /// The slot sort is the standard library's stable sort by time: equal times keep
-        /// their push order, short and long slots alike.
+        /// The slot sort is the standard library's sort by (time, key), short and long
+        /// slots alike, repeated entries included.
         #[test]
-        fn slot_sort_is_stable(times in proptest::collection::vec(0u64..6, 0..40)) {
-            let mut v: Vec<WheelEntry> = times
-                .iter()
-                .enumerate()
-                .map(|(i, &t)| WheelEntry { time: t, event: Event::TxDone(i as u32) })
-                .collect();
+        fn slot_sort_sorts(entries in proptest::collection::vec((0u64..6, 0u64..8), 0..40)) {
+            let mut v: Vec<Entry> = entries.iter().map(|&(time, key)| Entry { time, key }).collect();
             let mut expect = v.clone();
-            expect.sort_by_key(|x| x.time);
-            sort_stable(&mut v);
-            let key = |v: &[WheelEntry]| v.iter().map(|x| (x.time, x.event)).collect::<Vec<_>>();
-            prop_assert_eq!(key(&v), key(&expect));
+            expect.sort();
+            sort_slot(&mut v);
+            prop_assert_eq!(v, expect);
         }
 
-        /// Against a reference binary heap ordered by (time, sequence), with `pop_until`
+        /// Against a reference binary heap ordered by (time, key), with `pop_until`
         /// bounds: events at now, equal times, delays of a constant few values (as links and
         /// serializations give), just inside and just beyond the wheel's horizon, and far
         /// timers; the queue and the reference agree on every pop, on `None`, and on the clock.
@@ -382,7 +385,8 @@ mod tests {
                         Some(Reverse((t, _))) if *t <= end => reference.pop().map(|Reverse(k)| k),
                         _ => None,
                     };
-                    prop_assert_eq!(got.map(|(t, e)| (t.0, e)), want.map(|(t, s)| (t, Event::TxDone(s as u32))));
+                    let event = |(t, k): (u64, u64)| (t, Event::from_key(k ^ tie_mask(t)));
+                    prop_assert_eq!(got.map(|(t, e)| (t.0, e)), want.map(event));
                     if let Some((t, _)) = want {
                         prop_assert_eq!(q.now().0, t);
                     }
@@ -400,19 +404,22 @@ mod tests {
                     };
                     let at = q.now().0 + d;
                     seq += 1;
-                    q.schedule(Time(at), Event::TxDone(seq as u32));
-                    reference.push(Reverse((at, seq)));
+                    // Components in no particular order, some repeated.
+                    let id = seq.wrapping_mul(2_654_435_761) % 1000;
+                    let e = Event::TxDone(id as u32);
+                    q.schedule(Time(at), e);
+                    reference.push(Reverse((at, e.key() ^ tie_mask(at))));
                 }
                 prop_assert_eq!(q.len(), reference.len());
             }
             while let Some(Reverse((t, s))) = reference.pop() {
-                prop_assert_eq!(q.pop(), Some((Time(t), Event::TxDone(s as u32))));
+                prop_assert_eq!(q.pop(), Some((Time(t), Event::from_key(s ^ tie_mask(t)))));
             }
             prop_assert_eq!(q.pop(), None);
         }
 
         /// Against a reference (a sorted list): any mix of near and far events, scheduled
-        /// while popping, comes out in exact (time, scheduling order).
+        /// while popping, comes out in exact (time, key) order.
         #[test]
         fn matches_a_sorted_reference(ops in proptest::collection::vec((0u64..30_000_000, 0u8..4), 1..400)) {
             let mut q = EventQueue::new();
@@ -426,7 +433,7 @@ mod tests {
                     reference.sort();
                     let (rt, rs) = reference.remove(0);
                     out.push((t.0, e));
-                    expect.push((rt, Event::TxDone(rs as u32)));
+                    expect.push((rt, Event::from_key(rs ^ tie_mask(rt))));
                 } else {
                     // Within the slot being drained, near (within the wheel) or far
                     // (overflow) deltas.
@@ -437,8 +444,10 @@ mod tests {
                     };
                     let at = q.now().0 + d;
                     seq += 1;
-                    q.schedule(Time(at), Event::TxDone(seq as u32));
-                    reference.push((at, seq));
+                    let id = seq.wrapping_mul(2_654_435_761) % 1000;
+                    let e = Event::TxDone(id as u32);
+                    q.schedule(Time(at), e);
+                    reference.push((at, e.key() ^ tie_mask(at)));
                 }
             }
             prop_assert_eq!(out, expect);
