@@ -79,17 +79,25 @@ fn clos_counts(sets: &[&str]) -> (u64, u64, serde_json::Value) {
 #[test]
 fn isolation_cuts_pauses_and_cnps_in_the_slides_clos() {
     // Congdon et al. 2017: 53 % fewer pause frames, 57 % fewer CNPs with isolation
-    // (VALIDATION.md §7 gates on the direction only). Web-server workload, 1 ms.
-    let (p_on, c_on, s) = clos_counts(&[]);
-    let iso = &s["isolation"];
-    assert_eq!(iso["out_of_order"], 0, "{iso}");
-    assert!(iso["isolated"].as_u64().unwrap() > 0, "{iso}");
-    // Most pauses are the CFQs' (the slides: 96.6 %).
-    assert!(
-        iso["pause_tx_cfq"].as_u64().unwrap() * 2 > p_on,
-        "{iso} of {p_on}"
-    );
-    let (p_off, c_off, _) = clos_counts(&["switch.isolation.enabled=false"]);
+    // (VALIDATION.md §7 gates on the direction only). Web-server workload, 1 ms, three seeds
+    // pooled: one seed's CNP difference is within the run-to-run spread (seed 1 alone gives
+    // 2,188 CNPs with isolation and 2,157 without; seeds 2-5 fall 7-15 %).
+    let (mut p_on, mut c_on, mut p_off, mut c_off) = (0, 0, 0, 0);
+    for seed in 1..=3 {
+        let seed = format!("sim.seed={seed}");
+        let (p, c, s) = clos_counts(&[&seed]);
+        let iso = &s["isolation"];
+        assert_eq!(iso["out_of_order"], 0, "{iso}");
+        assert!(iso["isolated"].as_u64().unwrap() > 0, "{iso}");
+        // Most pauses are the CFQs' (the slides: 96.6 %).
+        assert!(
+            iso["pause_tx_cfq"].as_u64().unwrap() * 2 > p,
+            "{iso} of {p}"
+        );
+        (p_on, c_on) = (p_on + p, c_on + c);
+        let (p, c, _) = clos_counts(&[&seed, "switch.isolation.enabled=false"]);
+        (p_off, c_off) = (p_off + p, c_off + c);
+    }
     assert!(
         p_on < p_off,
         "pauses {p_on} with isolation, {p_off} without"
