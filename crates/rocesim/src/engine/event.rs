@@ -175,11 +175,11 @@ impl Event {
 /// port then share it 4.5 : 1.7 : 1.7 : 1.6 instead of evenly.
 #[inline(always)]
 pub fn tie_mask(time_ps: u64) -> u64 {
-    // splitmix64's finalizer (Steele, Lea & Flood 2014).
-    let mut z = time_ps.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    (z ^ (z >> 31)) & LOW56
+    // Fibonacci hashing (Knuth, TAOCP 6.4). A product's bit k depends on the time's bits
+    // 0..=k only, so its high half is rotated down: the bits that order components (the
+    // key's lowest) then depend on the time's lowest 32 bits, whatever power of two the time
+    // is a multiple of.
+    time_ps.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(32) & LOW56
 }
 
 #[cfg(test)]
