@@ -11,6 +11,7 @@ mod build;
 mod chains;
 mod describe;
 mod faults;
+mod flow_rows;
 mod isolation;
 mod nic_results;
 mod paths;
