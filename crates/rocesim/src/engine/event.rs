@@ -121,10 +121,29 @@ impl Event {
         };
         class << CLASS_SHIFT | low
     }
+}
 
-    /// The event whose [`Event::key`] is `k`.
-    #[inline(always)]
-    pub fn from_key(k: u64) -> Event {
+/// The bits a key's class leaves to the component and its detail, scrambled by the time the
+/// event is due: a bijection for each time (an exclusive-or with a constant), so two events
+/// due at the same picosecond still have different keys, but which component goes first
+/// changes from one picosecond to the next. A fixed order (the lowest port first, always)
+/// would favour one of several synchronized senders at every tie: four DCTCP flows into one
+/// port then share it 4.5 : 1.7 : 1.7 : 1.6 instead of evenly.
+#[inline(always)]
+pub fn tie_mask(time_ps: u64) -> u64 {
+    // Fibonacci hashing (Knuth, TAOCP 6.4). A product's bit k depends on the time's bits
+    // 0..=k only, so its high half is rotated down: the bits that order components (the
+    // key's lowest) then depend on the time's lowest 32 bits, whatever power of two the time
+    // is a multiple of.
+    time_ps.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(32) & LOW56
+}
+
+#[cfg(test)]
+mod key_tests {
+    use super::{Event, CLASS_SHIFT, LOW56};
+
+    /// The event whose [`Event::key`] is `k`: the key is one-to-one.
+    fn from_key(k: u64) -> Event {
         let low = k & LOW56;
         let id = low as u32;
         let port_prio = || ((low >> 8) as u32, low as u8);
@@ -165,26 +184,6 @@ impl Event {
             _ => Event::Sample,
         }
     }
-}
-
-/// The bits a key's class leaves to the component and its detail, scrambled by the time the
-/// event is due: a bijection for each time (an exclusive-or with a constant), so two events
-/// due at the same picosecond still have different keys, but which component goes first
-/// changes from one picosecond to the next. A fixed order (the lowest port first, always)
-/// would favour one of several synchronized senders at every tie: four DCTCP flows into one
-/// port then share it 4.5 : 1.7 : 1.7 : 1.6 instead of evenly.
-#[inline(always)]
-pub fn tie_mask(time_ps: u64) -> u64 {
-    // Fibonacci hashing (Knuth, TAOCP 6.4). A product's bit k depends on the time's bits
-    // 0..=k only, so its high half is rotated down: the bits that order components (the
-    // key's lowest) then depend on the time's lowest 32 bits, whatever power of two the time
-    // is a multiple of.
-    time_ps.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(32) & LOW56
-}
-
-#[cfg(test)]
-mod key_tests {
-    use super::Event;
 
     /// Every variant, with extreme field values, comes back from its key; keys of different
     /// events differ and sort by class, then component, then the other fields.
@@ -231,7 +230,7 @@ mod key_tests {
             Event::Sample,
         ];
         for (i, e) in all.iter().enumerate() {
-            assert_eq!(Event::from_key(e.key()), *e, "{e:?}");
+            assert_eq!(from_key(e.key()), *e, "{e:?}");
             for f in &all[i + 1..] {
                 assert!(e.key() < f.key(), "{e:?} sorts before {f:?}");
             }

@@ -412,7 +412,8 @@ mod tests {
         ) {
             const HORIZON: u64 = (SLOTS as u64) << SLOT_SHIFT;
             let mut q = EventQueue::new();
-            let mut reference: BinaryHeap<Reverse<(u64, u64)>> = BinaryHeap::new();
+            // (time, masked key, component): the key decides, the component names the event.
+            let mut reference: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
             let mut seq = 0u64;
             for (kind, x, op) in ops {
                 if op == 0 {
@@ -420,12 +421,12 @@ mod tests {
                     let end = q.now().0 + x;
                     let got = q.pop_until(Time(end));
                     let want = match reference.peek() {
-                        Some(Reverse((t, _))) if *t <= end => reference.pop().map(|Reverse(k)| k),
+                        Some(Reverse((t, _, _))) if *t <= end => reference.pop().map(|Reverse(k)| k),
                         _ => None,
                     };
-                    let event = |(t, k): (u64, u64)| (t, Event::from_key(k ^ tie_mask(t)));
+                    let event = |(t, _, id): (u64, u64, u32)| (t, Event::TxDone(id));
                     prop_assert_eq!(got.map(|(t, e)| (t.0, e)), want.map(event));
-                    if let Some((t, _)) = want {
+                    if let Some((t, _, _)) = want {
                         prop_assert_eq!(q.now().0, t);
                     }
                 } else {
@@ -446,12 +447,12 @@ mod tests {
                     let id = seq.wrapping_mul(2_654_435_761) % 1000;
                     let e = Event::TxDone(id as u32);
                     q.schedule(Time(at), e);
-                    reference.push(Reverse((at, e.key() ^ tie_mask(at))));
+                    reference.push(Reverse((at, e.key() ^ tie_mask(at), id as u32)));
                 }
                 prop_assert_eq!(q.len(), reference.len());
             }
-            while let Some(Reverse((t, s))) = reference.pop() {
-                prop_assert_eq!(q.pop(), Some((Time(t), Event::from_key(s ^ tie_mask(t)))));
+            while let Some(Reverse((t, _, id))) = reference.pop() {
+                prop_assert_eq!(q.pop(), Some((Time(t), Event::TxDone(id))));
             }
             prop_assert_eq!(q.pop(), None);
         }
@@ -461,7 +462,7 @@ mod tests {
         #[test]
         fn matches_a_sorted_reference(ops in proptest::collection::vec((0u64..30_000_000, 0u8..4), 1..400)) {
             let mut q = EventQueue::new();
-            let mut reference: Vec<(u64, u64)> = Vec::new();
+            let mut reference: Vec<(u64, u64, u32)> = Vec::new();
             let mut seq = 0u64;
             let mut out = Vec::new();
             let mut expect = Vec::new();
@@ -469,9 +470,9 @@ mod tests {
                 if op == 0 && !reference.is_empty() {
                     let (t, e) = q.pop().unwrap();
                     reference.sort();
-                    let (rt, rs) = reference.remove(0);
+                    let (rt, _, id) = reference.remove(0);
                     out.push((t.0, e));
-                    expect.push((rt, Event::from_key(rs ^ tie_mask(rt))));
+                    expect.push((rt, Event::TxDone(id)));
                 } else {
                     // Within the slot being drained, near (within the wheel) or far
                     // (overflow) deltas.
@@ -485,7 +486,7 @@ mod tests {
                     let id = seq.wrapping_mul(2_654_435_761) % 1000;
                     let e = Event::TxDone(id as u32);
                     q.schedule(Time(at), e);
-                    reference.push((at, e.key() ^ tie_mask(at)));
+                    reference.push((at, e.key() ^ tie_mask(at), id as u32));
                 }
             }
             prop_assert_eq!(out, expect);
