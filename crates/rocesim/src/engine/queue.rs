@@ -75,9 +75,9 @@ impl Entry {
 /// Pending events.
 #[derive(Debug)]
 pub struct EventQueue {
-    slots: Vec<Vec<Entry>>,
+    slots: Box<[Vec<Entry>; SLOTS]>,
     /// One bit per slot: non-empty.
-    bits: Vec<u64>,
+    bits: Box<[u64; SLOTS / 64]>,
     /// Absolute slot number of the wheel's current position; the wheel holds slots
     /// `cur .. cur + SLOTS`.
     cur: u64,
@@ -107,8 +107,8 @@ impl EventQueue {
     /// An empty queue at time zero.
     pub fn new() -> Self {
         EventQueue {
-            slots: (0..SLOTS).map(|_| Vec::new()).collect(),
-            bits: vec![0; SLOTS / 64],
+            slots: Box::new(std::array::from_fn(|_| Vec::new())),
+            bits: Box::new([0; SLOTS / 64]),
             cur: 0,
             next: u64::MAX,
             in_wheel: 0,

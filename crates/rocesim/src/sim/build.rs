@@ -116,6 +116,8 @@ impl Sim {
             interrupted: false,
             warmup_done: false,
             stop_requested: false,
+            attention: true,
+            sampled: false,
             groups,
             scenario,
         };

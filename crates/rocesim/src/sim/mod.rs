@@ -86,6 +86,10 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) stop_requested: bool,
+    /// Something that may stop the run happened in the last event (see `Sim::run_until`).
+    pub(crate) attention: bool,
+    /// The last event was a sampler pass (the progress callback hears of it).
+    pub(crate) sampled: bool,
     /// Final records of the flows no longer held.
     pub(crate) spill: spill::Spill,
     /// The QPs of flows with `qps > 1` (`None` when every flow is one QP).
@@ -114,39 +118,21 @@ impl Sim {
     /// called about every 65,536 events, and after every sampler pass.
     pub fn run(&mut self, mut progress: impl FnMut(Progress) -> bool) {
         let end = self.end;
-        let mut all_done = false;
         let warmup = self.scenario.sim.warmup;
-        let stop_when_done = self.scenario.sim.stop_when_done;
-        while let Some((t, ev)) = self.ctx.events.pop_until(end) {
-            if !self.warmup_done && t >= warmup {
+        let mut stopped = false;
+        if !self.warmup_done && warmup > Time::ZERO {
+            // The events before the warm-up ends; the statistics window opens before the
+            // first event at or after it (no event falls in between, so its snapshot is the
+            // same whenever in between it is taken).
+            stopped = self.run_until(Time(warmup.0 - 1).min(end), &mut progress);
+        }
+        if !stopped {
+            if !self.warmup_done {
                 self.open_stats_window();
             }
-            self.events += 1;
-            // A time-series sample visits every flow and link: as costly as thousands of
-            // events, so the caller also hears of progress after each one (a wall limit
-            // holds even with a 1 ns sampling interval).
-            let sample = matches!(ev, Event::Sample);
-            self.dispatch(ev);
-            if (self.events & 0xFFFF == 0 || sample)
-                && !progress(Progress {
-                    now: self.ctx.events.now(),
-                    end,
-                    events: self.events,
-                })
-            {
-                self.interrupted = true;
-                break;
-            }
-            if self.stop_requested {
-                all_done = true;
-                break;
-            }
-            if stop_when_done && self.starts.all_done() {
-                all_done = true;
-                break;
-            }
+            stopped = self.run_until(end, &mut progress);
         }
-        if !self.interrupted && !all_done {
+        if !stopped {
             // Nothing left to do before the end: the clock still reaches it.
             self.ctx.events.advance_to(end);
         }
@@ -154,6 +140,44 @@ impl Sim {
             self.open_stats_window();
         }
         self.sample_final();
+    }
+
+    /// Handle the events due up to `limit`; true when the run stopped early (an interrupt, a
+    /// deadlock with `stop_on_deadlock`, or every flow done with `stop_when_done`). What can
+    /// stop a run (a sampler pass, a deadlock check, flows starting or completing) raises
+    /// `attention`, so the other events pay one test for all the checks.
+    #[inline(never)]
+    fn run_until(&mut self, limit: Time, progress: &mut impl FnMut(Progress) -> bool) -> bool {
+        while let Some((_, ev)) = self.ctx.events.pop_until(limit) {
+            self.events += 1;
+            self.dispatch(ev);
+            if (self.events & 0xFFFF == 0 || self.attention) && self.check_stop(progress) {
+                return true;
+            }
+        }
+        false
+    }
+
+    /// After an event that raised `attention` (or every 65,536 events): report progress and
+    /// decide whether the run stops here.
+    #[cold]
+    fn check_stop(&mut self, progress: &mut impl FnMut(Progress) -> bool) -> bool {
+        self.attention = false;
+        // A time-series sample visits every flow and link: as costly as thousands of
+        // events, so the caller also hears of progress after each one (a wall limit
+        // holds even with a 1 ns sampling interval).
+        let sampled = std::mem::take(&mut self.sampled);
+        if (self.events & 0xFFFF == 0 || sampled)
+            && !progress(Progress {
+                now: self.ctx.events.now(),
+                end: self.end,
+                events: self.events,
+            })
+        {
+            self.interrupted = true;
+            return true;
+        }
+        self.stop_requested || self.scenario.sim.stop_when_done && self.starts.all_done()
     }
 
     /// Hand one event to the component it names.
@@ -213,15 +237,29 @@ impl Sim {
                 }
             }
             Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
-            Event::FlowStart => self.on_flow_start(),
-            Event::StartChained(f) => self.activate_flow(f, None),
-            Event::DeadlockCheck => self.on_deadlock_check(),
+            Event::FlowStart => {
+                self.on_flow_start();
+                self.attention = true;
+            }
+            Event::StartChained(f) => {
+                self.activate_flow(f, None);
+                self.attention = true;
+            }
+            Event::DeadlockCheck => {
+                self.on_deadlock_check();
+                self.attention = true;
+            }
             Event::Reroute => self.reroute(),
-            Event::Sample => self.on_sample(),
+            Event::Sample => {
+                self.on_sample();
+                self.attention = true;
+                self.sampled = true;
+            }
             Event::Fault { index, start } => self.on_fault(index, start),
         }
         if !self.ctx.monitor.completed.is_empty() {
             self.on_completions();
+            self.attention = true;
         }
     }
 
