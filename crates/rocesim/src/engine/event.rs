@@ -6,8 +6,15 @@
 pub enum Event {
     /// A port finished serializing its current frame and may start the next.
     TxDone(u32),
-    /// The frame at the head of the channel leaving this port reaches the peer port.
-    LinkArrive(u32),
+    /// A frame reaches the far end of the link leaving a port (its last bit arrives at the
+    /// peer). Each frame on a wire has its own event: at most one per port and picosecond,
+    /// so (time, port) names it and its key leaves the packet out.
+    LinkArrive {
+        /// The port that sent the frame.
+        port: u32,
+        /// The frame's packet handle.
+        pkt: u32,
+    },
     /// A PFC frame takes effect on this (egress) port after the peer's response delay.
     PauseArrive {
         /// The port being paused or resumed.
@@ -81,8 +88,9 @@ impl Event {
     /// bits, then the component it names (port, NIC, QP, flow, fault) and any further field
     /// (priority, quanta, start). The queue orders events by (time, class, component and
     /// detail exclusive-or [`tie_mask`] of the time), a total order that does not depend on
-    /// when or by whom an event was scheduled. Two events with equal keys are the same event;
-    /// [`Event::from_key`] gives the event back.
+    /// when or by whom an event was scheduled. Two events due at the same picosecond with
+    /// equal keys are the same event (an arrival's key leaves its packet out: one port's
+    /// frames arrive at different picoseconds, each after its whole serialization).
     ///
     /// The classes, in order: what changes the fabric (`Fault`, `Reroute`); what gates a
     /// port's transmission (`PauseArrive`, `PauseExpire`, `PfcRefresh`); frames arriving and
@@ -102,7 +110,7 @@ impl Event {
             ),
             Event::PauseExpire { port, prio } => (3, u64::from(port) << 8 | u64::from(prio)),
             Event::PfcRefresh { port, prio } => (4, u64::from(port) << 8 | u64::from(prio)),
-            Event::LinkArrive(p) => (5, p.into()),
+            Event::LinkArrive { port, .. } => (5, port.into()),
             Event::Forward(p) => (6, p.into()),
             Event::TxDone(p) => (7, p.into()),
             Event::RxDone(n) => (8, n.into()),
@@ -166,7 +174,7 @@ mod key_tests {
                 let (port, prio) = port_prio();
                 Event::PfcRefresh { port, prio }
             }
-            5 => Event::LinkArrive(id),
+            5 => Event::LinkArrive { port: id, pkt: 0 },
             6 => Event::Forward(id),
             7 => Event::TxDone(id),
             8 => Event::RxDone(id),
@@ -212,7 +220,7 @@ mod key_tests {
             },
             Event::PauseExpire { port: m, prio: 7 },
             Event::PfcRefresh { port: 2, prio: 255 },
-            Event::LinkArrive(7),
+            Event::LinkArrive { port: 7, pkt: 0 },
             Event::Forward(m),
             Event::TxDone(m),
             Event::RxDone(m),

@@ -254,6 +254,18 @@ impl EventQueue {
     pub fn pop(&mut self) -> Option<(Time, Event)> {
         self.pop_until(Time::NEVER)
     }
+    /// Every pending event with its time, in no particular order (end-of-run accounting:
+    /// the frames still on the wires are their pending arrivals).
+    pub fn pending(&self) -> impl Iterator<Item = (Time, Event)> + '_ {
+        let drained = (self.sorted != u64::MAX).then_some((self.sorted & MASK) as usize);
+        let wheel = self.slots.iter().enumerate().flat_map(move |(i, v)| {
+            // The slot being drained holds its popped entries before `head`.
+            let from = if drained == Some(i) { self.head } else { 0 };
+            &v[from..]
+        });
+        let far = self.overflow.iter().map(|Reverse(e)| e);
+        wheel.chain(far).map(|e| (Time(e.time), e.event))
+    }
     /// Number of pending events.
     pub fn len(&self) -> usize {
         self.in_wheel + self.overflow.len()
@@ -303,7 +315,7 @@ mod tests {
         q.schedule(Time(5), Event::Sample);
         // Scheduled after the sample, popped before it: frames, then transmissions, then
         // what observes them.
-        q.schedule(Time(5), Event::LinkArrive(5));
+        q.schedule(Time(5), Event::LinkArrive { port: 5, pkt: 9 });
         q.schedule(
             Time(5),
             Event::Fault {
@@ -323,7 +335,7 @@ mod tests {
                         start: true
                     }
                 ),
-                (Time(5), Event::LinkArrive(5)),
+                (Time(5), Event::LinkArrive { port: 5, pkt: 9 }),
                 (Time(5), Event::TxDone(1)),
                 (Time(5), Event::Sample),
             ]
@@ -388,6 +400,22 @@ mod tests {
         assert!(std::mem::size_of::<Event>() <= 16);
     }
 
+    /// The queue's pending events, sorted (`pending` gives them in no particular order).
+    fn pending_of(q: &EventQueue) -> Vec<(u64, Event)> {
+        let mut v: Vec<_> = q.pending().map(|(t, e)| (t.0, e)).collect();
+        v.sort_by_key(|&(t, e)| (t, e.key()));
+        v
+    }
+
+    /// The reference heap's events, sorted like [`pending_of`].
+    fn pending_of_reference(r: &BinaryHeap<Reverse<(u64, u64, u32)>>) -> Vec<(u64, Event)> {
+        let mut v: Vec<_> = (r.iter())
+            .map(|Reverse((t, _, id))| (*t, Event::TxDone(*id)))
+            .collect();
+        v.sort_by_key(|&(t, e)| (t, e.key()));
+        v
+    }
+
     proptest! {
         /// The slot sort is the standard library's sort by (time, key), short and long
         /// slots alike, repeated entries included.
@@ -405,7 +433,8 @@ mod tests {
         /// Against a reference binary heap ordered by (time, key), with `pop_until`
         /// bounds: events at now, equal times, delays of a constant few values (as links and
         /// serializations give), just inside and just beyond the wheel's horizon, and far
-        /// timers; the queue and the reference agree on every pop, on `None`, and on the clock.
+        /// timers; the queue and the reference agree on every pop, on `None`, on the clock,
+        /// and on the pending events (checked now and then).
         #[test]
         fn pop_until_matches_a_reference_heap(
             ops in proptest::collection::vec((0usize..9, 0u64..20_000_000, 0u8..3), 1..600)
@@ -450,7 +479,11 @@ mod tests {
                     reference.push(Reverse((at, e.key() ^ tie_mask(at), id as u32)));
                 }
                 prop_assert_eq!(q.len(), reference.len());
+                if seq % 64 == 63 {
+                    prop_assert_eq!(pending_of(&q), pending_of_reference(&reference));
+                }
             }
+            prop_assert_eq!(pending_of(&q), pending_of_reference(&reference));
             while let Some(Reverse((t, _, id))) = reference.pop() {
                 prop_assert_eq!(q.pop(), Some((Time(t), Event::TxDone(id))));
             }

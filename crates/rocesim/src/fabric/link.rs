@@ -1,8 +1,14 @@
-//! One direction of a link (a channel): frames in flight, in the order they left.
+//! One direction of a link (a channel): its state (up or down, injected loss) and, when its
+//! link can go down, the frames in flight in the order they left.
 //!
-//! A link has a constant propagation delay, so frames arrive in the order they were sent.
-//! The channel keeps them in a FIFO and the world schedules only the head's arrival: the
-//! number of pending events scales with links, not with packets in flight (DESIGN.md §4).
+//! Each frame on the wire is one pending `LinkArrive` event carrying its packet, due when its
+//! last bit reaches the peer (the arrival reads neither the sender's port nor a FIFO: at
+//! k = 16 those were two cache misses a hop). A link has a constant propagation delay, so its
+//! frames arrive in the order they were sent, at most a few per microsecond of delay: the
+//! pending events scale with the frames in flight, bounded by the links' bandwidth-delay
+//! products. Only a link that a fault can take down (`tracked`) also keeps its frames in a
+//! FIFO, so that taking it down can drop them at that moment; their pending arrivals then
+//! find them gone and do nothing.
 
 use std::collections::VecDeque;
 
@@ -42,8 +48,12 @@ pub enum Loss {
 #[derive(Debug)]
 #[repr(C)]
 pub struct Channel {
-    /// Frames in flight: (arrival time of the last bit at the peer, packet handle).
+    /// Frames in flight, when `tracked`: (arrival time of the last bit at the peer, packet
+    /// handle).
     pub in_flight: VecDeque<(crate::units::Time, u32)>,
+    /// The link can go down (the scenario has faults): frames in flight are kept in
+    /// `in_flight` as well as in their arrival events.
+    pub tracked: bool,
     /// False while the link is down: frames put on it are lost.
     pub up: bool,
     /// Injected loss.
@@ -56,6 +66,7 @@ impl Default for Channel {
     fn default() -> Self {
         Channel {
             in_flight: VecDeque::new(),
+            tracked: false,
             up: true,
             loss: Loss::None,
             rng: None,

@@ -270,8 +270,12 @@ impl Port {
         if lost {
             ctx.monitor.count_lost(self.id, tc, wire);
             ctx.drop_packet(pkt);
-        } else if ch.push(arrive, pkt) {
-            ctx.schedule(arrive, Event::LinkArrive(self.id.0));
+        } else {
+            if ch.tracked {
+                ch.push(arrive, pkt);
+            }
+            let port = self.id.0;
+            ctx.schedule(arrive, Event::LinkArrive { port, pkt });
         }
         if more || more_data {
             self.wake_when_free(ctx);
@@ -279,7 +283,8 @@ impl Port {
     }
 
     /// Drop every frame on the wire leaving this port (its link went down): sent but never
-    /// received, so counted lost and the derived receive counters stay exact.
+    /// received, so counted lost and the derived receive counters stay exact. (A link that
+    /// can go down is `tracked`: its frames are in the FIFO.)
     pub fn flush_wire(&mut self, ctx: &mut Ctx) {
         while let Some((_, pkt)) = self.wire.pop() {
             let p = ctx.packets.get(pkt);

@@ -117,6 +117,7 @@ impl Sim {
             warmup_done: false,
             stop_requested: false,
             attention: true,
+            wires_tracked: false,
             sampled: false,
             groups,
             scenario,
@@ -124,8 +125,21 @@ impl Sim {
         sim.sampler.counters = crate::monitor::counter_sampler::CounterSampler::new(
             sim.scenario.output.counters_interval,
         );
+        if !sim.scenario.faults.is_empty() {
+            sim.track_wires();
+        }
         sim.schedule_initial();
         Ok(sim)
+    }
+
+    /// Keep every wire's frames in its FIFO too, so that a link taken down by a fault can
+    /// drop the frames it carries at that moment (see `fabric::link`).
+    pub(super) fn track_wires(&mut self) {
+        self.wires_tracked = true;
+        let switch_ports = self.switches.iter_mut().flat_map(|s| s.ports.iter_mut());
+        for port in switch_ports.chain(self.nics.iter_mut().map(|n| &mut n.port)) {
+            port.wire.tracked = true;
+        }
     }
 
     /// The first events: watchdog polls, deadlock checks, flow starts, samples, faults.

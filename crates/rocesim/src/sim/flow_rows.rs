@@ -164,8 +164,8 @@ impl Sim {
                 q.iter().for_each(|e| count(e.pkt));
             }
         }
+        self.frames_on_wires().iter().for_each(|&(_, id)| count(id));
         for (_, port) in ports.iter() {
-            port.wire.in_flight.iter().for_each(|&(_, id)| count(id));
             port.pipeline
                 .in_flight
                 .iter()

@@ -54,11 +54,11 @@ fn data_in_network(sim: &Sim) -> u64 {
         let p = sim.ctx.packets.get(id);
         n += u64::from(p.kind == PacketKind::Data && p.flow == 0);
     };
+    sim.frames_on_wires().iter().for_each(|&(_, id)| count(id));
     for (_, port) in sim.ports().iter() {
         port.queues
             .iter()
             .for_each(|q| q.iter().for_each(|e| count(e.pkt)));
-        port.wire.in_flight.iter().for_each(|&(_, id)| count(id));
         port.pipeline
             .in_flight
             .iter()

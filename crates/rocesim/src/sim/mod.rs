@@ -86,6 +86,8 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) stop_requested: bool,
+    /// Wires keep their frames in a FIFO as well (a fault can take a link down).
+    pub(crate) wires_tracked: bool,
     /// Something that may stop the run happened in the last event (see `Sim::run_until`).
     pub(crate) attention: bool,
     /// The last event was a sampler pass (the progress callback hears of it).
@@ -186,12 +188,15 @@ impl Sim {
         let ctx = &mut self.ctx;
         ctx.now = ctx.events.now();
         let (sw, nics, loc) = (&mut self.switches, &mut self.nics, &self.port_loc);
+        let tracked = self.wires_tracked;
         match ev {
             Event::TxDone(p) => match loc[p as usize] {
                 (NodeRef::Switch(s), l) => sw[s as usize].on_tx_done(l, ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(ctx),
             },
-            Event::LinkArrive(p) => Self::on_link_arrive(PortId(p), sw, nics, loc, ctx),
+            Event::LinkArrive { port, pkt } => {
+                Self::on_link_arrive(PortId(port), pkt, tracked, sw, nics, loc, ctx)
+            }
             Event::PauseArrive { port, prio, quanta } => match loc[port as usize] {
                 (NodeRef::Switch(s), l) => {
                     sw[s as usize].on_pause_arrive(l, Priority(prio), quanta, ctx)
@@ -263,28 +268,28 @@ impl Sim {
         }
     }
 
-    /// The head frame of the wire leaving port `p` reaches the peer port.
+    /// Frame `pkt`, sent by port `p`, reaches the peer port. With `tracked` wires (links
+    /// can go down) the frame must still be the wire's head: a frame dropped when its link
+    /// went down has no head entry any more, and its arrival does nothing.
     #[inline]
     fn on_link_arrive(
         p: PortId,
+        pkt: u32,
+        tracked: bool,
         sw: &mut [Switch],
         nics: &mut [Nic],
         loc: &[(NodeRef, u16)],
         ctx: &mut Ctx,
     ) {
-        let port: &mut Port = match loc[p.idx()] {
-            (NodeRef::Switch(s), l) => &mut sw[s as usize].ports[l as usize],
-            (NodeRef::Host(h), _) => &mut nics[h as usize].port,
-        };
-        let ch = &mut port.wire;
-        // A stale event (the wire was flushed when its link went down) finds another head.
-        if ch.head_time() != Some(ctx.now) {
-            return;
-        }
-        let Some((_, pkt)) = ch.pop() else { return };
-        if let Some(&(t, next)) = ch.in_flight.front() {
-            ctx.packets.prefetch(next);
-            ctx.schedule(t, Event::LinkArrive(p.0));
+        if tracked {
+            let port: &mut Port = match loc[p.idx()] {
+                (NodeRef::Switch(s), l) => &mut sw[s as usize].ports[l as usize],
+                (NodeRef::Host(h), _) => &mut nics[h as usize].port,
+            };
+            if port.wire.in_flight.front() != Some(&(ctx.now, pkt)) {
+                return;
+            }
+            port.wire.pop();
         }
         ctx.monitor.totals.packet_hops += 1;
         match loc[p.peer().idx()] {

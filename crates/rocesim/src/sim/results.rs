@@ -3,6 +3,7 @@
 //! `flow_rows.rs`).
 
 use super::Sim;
+use crate::engine::Event;
 use crate::ids::{PortId, Priority, QueueId};
 use crate::monitor::congestion::CongestionRecord;
 use crate::monitor::failures::{
@@ -79,21 +80,40 @@ impl Sim {
     fn received(&self) -> Vec<(u64, u64)> {
         let m = &self.ctx.monitor;
         let mut rx = vec![(0u64, 0u64); m.nports() * 8];
-        for (p, port) in self.ports().iter() {
+        for (p, _) in self.ports().iter() {
             let peer = p.peer().idx();
             for prio in Priority::all() {
                 let c = m.tx_of(p, prio);
                 let (lp, lb) = m.lost[p.idx()][prio];
                 rx[peer * 8 + prio.idx()] = (c.packets - lp, c.bytes - lb);
             }
-            for &(_, id) in &port.wire.in_flight {
-                let pkt = self.ctx.packets.get(id);
-                let r = &mut rx[peer * 8 + pkt.tc as usize];
-                r.0 -= 1;
-                r.1 -= pkt.wire as u64;
-            }
+        }
+        for (p, id) in self.frames_on_wires() {
+            let pkt = self.ctx.packets.get(id);
+            let r = &mut rx[p.peer().idx() * 8 + pkt.tc as usize];
+            r.0 -= 1;
+            r.1 -= pkt.wire as u64;
         }
         rx
+    }
+
+    /// The frames on the wires now, with the port that sent each: their pending arrivals, or
+    /// the wires' FIFOs when those are kept (`fabric::link`; a flushed frame's arrival is
+    /// still pending, but the frame is gone).
+    pub(crate) fn frames_on_wires(&self) -> Vec<(PortId, u32)> {
+        if self.wires_tracked {
+            let mut v = Vec::new();
+            for (p, port) in self.ports().iter() {
+                v.extend(port.wire.in_flight.iter().map(|&(_, id)| (p, id)));
+            }
+            return v;
+        }
+        (self.ctx.events.pending())
+            .filter_map(|(_, e)| match e {
+                Event::LinkArrive { port, pkt } => Some((PortId(port), pkt)),
+                _ => None,
+            })
+            .collect()
     }
 
     fn port_rows(&self, now: Time) -> Vec<PortRow> {
