@@ -295,7 +295,7 @@ impl Mmu {
     }
 
     /// Should this lossless PG be in XOFF (pause its upstream)?
-    #[inline]
+    #[inline(always)]
     pub fn over_xoff(&self, port: usize, pg: Priority) -> bool {
         let i = self.pg_index(port, pg);
         let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm;
