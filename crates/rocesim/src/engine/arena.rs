@@ -67,6 +67,23 @@ impl PacketArena {
     pub fn get_mut(&mut self, id: u32) -> &mut Packet {
         &mut self.slots[id as usize]
     }
+    /// Hint the CPU to bring packet `id` into cache: the loop calls this for the packet of
+    /// the next event when that is an arrival, while it handles the current one. No effect
+    /// on results.
+    #[inline]
+    pub fn prefetch(&self, id: u32) {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(p) = self.slots.get(id as usize) {
+            // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    p as *const Packet as *const i8,
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = id;
+    }
     /// Packets currently allocated.
     pub fn live(&self) -> u32 {
         self.live

@@ -249,6 +249,13 @@ impl EventQueue {
         self.now = Time(t);
         Some((self.now, e.event))
     }
+    /// The next event, if it is due in the slot being drained (already in order): a hint
+    /// for prefetching what it will touch.
+    #[inline(always)]
+    pub fn peek_in_slot(&self) -> Option<Event> {
+        let v = &self.slots[(self.sorted & MASK) as usize];
+        v.get(self.head).map(|e| e.event)
+    }
     /// Remove the earliest event and advance time to it.
     #[inline]
     pub fn pop(&mut self) -> Option<(Time, Event)> {

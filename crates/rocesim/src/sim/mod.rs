@@ -151,6 +151,11 @@ impl Sim {
     #[inline(never)]
     fn run_until(&mut self, limit: Time, progress: &mut impl FnMut(Progress) -> bool) -> bool {
         while let Some((_, ev)) = self.ctx.events.pop_until(limit) {
+            // The next arrival's packet is likely a cache miss: start loading it now, one
+            // event ahead (the wires' FIFOs gave this hint before arrivals carried packets).
+            if let Some(Event::LinkArrive { pkt, .. }) = self.ctx.events.peek_in_slot() {
+                self.ctx.packets.prefetch(pkt);
+            }
             self.events += 1;
             self.dispatch(ev);
             if (self.events & 0xFFFF == 0 || self.attention) && self.check_stop(progress) {
