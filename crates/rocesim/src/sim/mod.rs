@@ -39,6 +39,8 @@ mod stream_tests;
 pub mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod wire_tests;
 
 use crate::config::Scenario;
 use crate::engine::{Ctx, Event};
