@@ -35,10 +35,12 @@ impl PortId {
 pub struct Priority(pub u8);
 
 impl Priority {
-    /// As a table index.
+    /// As a table index, below 8 (masked, so indexing a table of eight needs no bounds
+    /// check; a priority of 8 or more is a bug, caught in debug builds).
     #[inline]
     pub fn idx(self) -> usize {
-        self.0 as usize
+        debug_assert!(self.0 < 8, "priority {} out of range", self.0);
+        (self.0 & 7) as usize
     }
     /// Its bit in a per-priority bitmask (pause masks, `pfc_enable`).
     #[inline]
@@ -60,10 +62,11 @@ impl Priority {
 pub struct QueueId(pub u8);
 
 impl QueueId {
-    /// As a table index.
+    /// As a table index, below 8 (masked like [`Priority::idx`]).
     #[inline]
     pub fn idx(self) -> usize {
-        self.0 as usize
+        debug_assert!(self.0 < 8, "queue {} out of range", self.0);
+        (self.0 & 7) as usize
     }
     /// Its bit in a per-queue bitmask (non-empty, strict, ECN queues).
     #[inline]
