@@ -31,8 +31,12 @@ const SLOT_SHIFT: u32 = 10;
 const SLOTS: usize = 8192;
 const MASK: u64 = SLOTS as u64 - 1;
 
-/// A pending event and its time, 16 bytes. Entries order by time, then (only between events
-/// due at the same picosecond) by [`Event::key`] exclusive-or the time's [`tie_mask`].
+/// Bits of a time below its slot number.
+const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
+
+/// A pending event and its time (the overflow heap's entries). Entries order by time, then
+/// (only between events due at the same picosecond) by [`Event::key`] exclusive-or the time's
+/// [`tie_mask`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Entry {
     time: u64,
@@ -61,6 +65,33 @@ impl Ord for Entry {
     }
 }
 
+/// An entry of a wheel slot, 16 bytes (an [`Entry`] is 24): the event and the bits of its
+/// time below the slot, which gives the rest. Entries of one slot order as [`Entry`]s do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Slotted {
+    lo: u32,
+    event: Event,
+}
+
+impl Slotted {
+    #[inline(always)]
+    fn of(e: Entry) -> Self {
+        Slotted {
+            lo: (e.time & IN_SLOT) as u32,
+            event: e.event,
+        }
+    }
+    /// Does `self` run before `o`, both due in the slot that starts at `base` ps?
+    #[inline(always)]
+    fn before(&self, o: &Self, base: u64) -> bool {
+        self.lo < o.lo
+            || self.lo == o.lo && {
+                let m = tie_mask(base | u64::from(self.lo));
+                self.event.key() ^ m < o.event.key() ^ m
+            }
+    }
+}
+
 impl Entry {
     #[inline]
     fn time(&self) -> u64 {
@@ -75,7 +106,7 @@ impl Entry {
 /// Pending events.
 #[derive(Debug)]
 pub struct EventQueue {
-    slots: Box<[Vec<Entry>; SLOTS]>,
+    slots: Box<[Vec<Slotted>; SLOTS]>,
     /// One bit per slot: non-empty.
     bits: Box<[u64; SLOTS / 64]>,
     /// Absolute slot number of the wheel's current position; the wheel holds slots
@@ -140,13 +171,15 @@ impl EventQueue {
     fn put(&mut self, e: Entry) {
         let i = (e.slot() & MASK) as usize;
         let v = &mut self.slots[i];
+        let s = Slotted::of(e);
         if e.slot() == self.sorted {
             // Among the entries not yet popped, in order. Usually the latest time so far, so
             // the search ends at the back.
-            let at = self.head + v[self.head..].partition_point(|x| *x <= e);
-            v.insert(at, e);
+            let base = e.slot() << SLOT_SHIFT;
+            let at = self.head + v[self.head..].partition_point(|x| !s.before(x, base));
+            v.insert(at, s);
         } else {
-            v.push(e);
+            v.push(s);
         }
         self.bits[i / 64] |= 1 << (i % 64);
         self.in_wheel += 1;
@@ -222,12 +255,12 @@ impl EventQueue {
         let i = (slot & MASK) as usize;
         let v = &mut self.slots[i];
         if slot != self.sorted {
-            sort_slot(v);
+            sort_slot(v, slot << SLOT_SHIFT);
             self.sorted = slot;
             self.head = 0;
         }
         let e = v[self.head];
-        let t = e.time;
+        let t = slot << SLOT_SHIFT | u64::from(e.lo);
         if t > end.0 {
             return None;
         }
@@ -268,10 +301,17 @@ impl EventQueue {
         let wheel = self.slots.iter().enumerate().flat_map(move |(i, v)| {
             // The slot being drained holds its popped entries before `head`.
             let from = if drained == Some(i) { self.head } else { 0 };
-            &v[from..]
+            // Index i holds the one slot of cur .. cur + SLOTS that it names.
+            let slot = self.cur + ((i as u64).wrapping_sub(self.cur) & MASK);
+            v[from..]
+                .iter()
+                .map(move |s| (Time(slot << SLOT_SHIFT | u64::from(s.lo)), s.event))
         });
-        let far = self.overflow.iter().map(|Reverse(e)| e);
-        wheel.chain(far).map(|e| (Time(e.time), e.event))
+        let far = self
+            .overflow
+            .iter()
+            .map(|Reverse(e)| (Time(e.time), e.event));
+        wheel.chain(far)
     }
     /// Number of pending events.
     pub fn len(&self) -> usize {
@@ -289,19 +329,28 @@ impl EventQueue {
     }
 }
 
-/// Sort a slot's entries by (time, key). Slots hold a few entries, mostly pushed in time
-/// order: an insertion sort moves little then, and is cheaper than the general sort's setup.
-/// Entries with equal keys are the same event, so stability does not matter.
+/// Sort the entries of the slot that starts at `base` ps by (time, key). Slots hold a few
+/// entries, mostly pushed in time order: an insertion sort moves little then, and is cheaper
+/// than the general sort's setup. Entries with equal keys are the same event, so stability
+/// does not matter.
 #[inline]
-fn sort_slot(v: &mut [Entry]) {
+fn sort_slot(v: &mut [Slotted], base: u64) {
     if v.len() > 16 {
-        v.sort_unstable();
+        v.sort_unstable_by(|a, b| {
+            if a.before(b, base) {
+                std::cmp::Ordering::Less
+            } else if b.before(a, base) {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        });
         return;
     }
     for i in 1..v.len() {
         let x = v[i];
         let mut j = i;
-        while j > 0 && (v[j - 1].time > x.time || v[j - 1].time == x.time && v[j - 1] > x) {
+        while j > 0 && x.before(&v[j - 1], base) {
             v[j] = v[j - 1];
             j -= 1;
         }
@@ -405,6 +454,7 @@ mod tests {
     #[test]
     fn event_is_small() {
         assert!(std::mem::size_of::<Event>() <= 16);
+        assert_eq!(std::mem::size_of::<Slotted>(), 16, "a wheel entry");
     }
 
     /// The queue's pending events, sorted (`pending` gives them in no particular order).
@@ -427,14 +477,18 @@ mod tests {
         /// The slot sort is the standard library's sort by (time, key), short and long
         /// slots alike, repeated entries included.
         #[test]
-        fn slot_sort_sorts(entries in proptest::collection::vec((0u64..6, 0u32..8), 0..40)) {
-            let mut v: Vec<Entry> = (entries.iter())
-                .map(|&(time, id)| Entry { time, event: Event::TxDone(id) })
+        fn slot_sort_sorts(
+            slot in 0u64..1 << 40,
+            entries in proptest::collection::vec((0u64..6, 0u32..8), 0..40),
+        ) {
+            let base = slot << SLOT_SHIFT;
+            let mut expect: Vec<Entry> = (entries.iter())
+                .map(|&(dt, id)| Entry { time: base + dt, event: Event::TxDone(id) })
                 .collect();
-            let mut expect = v.clone();
+            let mut v: Vec<Slotted> = expect.iter().map(|&e| Slotted::of(e)).collect();
             expect.sort();
-            sort_slot(&mut v);
-            prop_assert_eq!(v, expect);
+            sort_slot(&mut v, base);
+            prop_assert_eq!(v, expect.into_iter().map(Slotted::of).collect::<Vec<_>>());
         }
 
         /// Against a reference binary heap ordered by (time, key), with `pop_until`
