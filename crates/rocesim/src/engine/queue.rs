@@ -9,8 +9,9 @@
 //! 1987): `SLOTS` slots of `2^SLOT_SHIFT` ps each cover the near future, the earliest
 //! non-empty slot is kept at hand (a bitmap finds the next one when it empties), and the slot
 //! being drained is sorted once by (time, key) and read from a cursor (an event scheduled into
-//! it is inserted in order). Entries hold the time and the event, 16 bytes; the key is computed
-//! only to order entries of equal time. Events beyond the wheel's horizon (retransmission
+//! it is inserted in order). A slot's entries hold the event and the bits of its time below
+//! the slot (16 bytes; the slot number gives the rest); the key is computed only to order
+//! entries of equal time. Events beyond the wheel's horizon (retransmission
 //! timers, pause expiries, flow starts) wait in a binary heap and move into the wheel as it turns; the
 //! heap's earliest slot is kept at hand, so a turn looks at the heap only when it must. Push
 //! and pop are O(1) for wheel events.
