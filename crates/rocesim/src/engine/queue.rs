@@ -283,8 +283,10 @@ impl EventQueue {
         self.now = Time(t);
         Some((self.now, e.event))
     }
-    /// The next event, if it is due in the slot being drained (already in order): a hint
-    /// for prefetching what it will touch.
+    /// The entry after the one just popped in the slot being drained: the next event when
+    /// that slot still holds one. Only a hint for prefetching what the next event will touch
+    /// (before the first pop, or once the slot emptied and its index was reused, it may be
+    /// another slot's entry).
     #[inline(always)]
     pub fn peek_in_slot(&self) -> Option<Event> {
         let v = &self.slots[(self.sorted & MASK) as usize];

@@ -51,8 +51,8 @@ pub struct Channel {
     /// Frames in flight, when `tracked`: (arrival time of the last bit at the peer, packet
     /// handle).
     pub in_flight: VecDeque<(crate::units::Time, u32)>,
-    /// The link can go down (the scenario has faults): frames in flight are kept in
-    /// `in_flight` as well as in their arrival events.
+    /// The link can go down (the scenario has a `link_down` or `link_up` fault): frames in
+    /// flight are kept in `in_flight` as well as in their arrival events.
     pub tracked: bool,
     /// False while the link is down: frames put on it are lost.
     pub up: bool,

@@ -61,6 +61,14 @@ pub enum FaultKind {
     },
 }
 
+impl FaultKind {
+    /// Can this fault take a link down (a `link_down` while it lasts, a `link_up` before it
+    /// starts or after it clears)? Then the link's wires must be able to drop what they carry.
+    pub fn downs_a_link(&self) -> bool {
+        matches!(self, FaultKind::LinkDown { .. } | FaultKind::LinkUp { .. })
+    }
+}
+
 /// Routing and forwarding faults (kept apart so the common kinds stay small).
 impl FaultKind {
     /// Is this a forwarding-table fault?

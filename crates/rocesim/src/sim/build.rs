@@ -125,7 +125,7 @@ impl Sim {
         sim.sampler.counters = crate::monitor::counter_sampler::CounterSampler::new(
             sim.scenario.output.counters_interval,
         );
-        if !sim.scenario.faults.is_empty() {
+        if sim.scenario.faults.iter().any(|f| f.kind.downs_a_link()) {
             sim.track_wires();
         }
         sim.schedule_initial();

@@ -4,8 +4,8 @@
 //! the component the event names, through a [`Ctx`]. What is global (flow starts and
 //! completions, faults, routing reconvergence, sampling, deadlock checks) is handled here.
 //!
-//! Event order: events run in (time, sequence) order, where the sequence is the order in
-//! which they were scheduled; see `docs/architecture.md`.
+//! Event order: events run in (time, class, component) order, whatever order they were
+//! scheduled in (`Event::key`); see `docs/architecture.md`, "Event order".
 
 mod build;
 mod chains;
@@ -88,7 +88,8 @@ pub struct Sim {
     pub(crate) interrupted: bool,
     pub(crate) warmup_done: bool,
     pub(crate) stop_requested: bool,
-    /// Wires keep their frames in a FIFO as well (a fault can take a link down).
+    /// Wires keep their frames in a FIFO as well (a `link_down` or `link_up` fault can take a
+    /// link down).
     pub(crate) wires_tracked: bool,
     /// Something that may stop the run happened in the last event (see `Sim::run_until`).
     pub(crate) attention: bool,
