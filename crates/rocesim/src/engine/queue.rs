@@ -85,11 +85,16 @@ impl Slotted {
     /// Does `self` run before `o`, both due in the slot that starts at `base` ps?
     #[inline(always)]
     fn before(&self, o: &Self, base: u64) -> bool {
-        self.lo < o.lo
-            || self.lo == o.lo && {
-                let m = tie_mask(base | u64::from(self.lo));
-                self.event.key() ^ m < o.event.key() ^ m
-            }
+        self.lo < o.lo || self.lo == o.lo && self.wins_tie(o, base)
+    }
+    /// Between entries due at the same picosecond: does `self`'s key order first? Out of
+    /// line and cold (ties are rare), so that sorting a slot does not compute every entry's
+    /// key ahead of the comparison that needs it.
+    #[cold]
+    #[inline(never)]
+    fn wins_tie(&self, o: &Self, base: u64) -> bool {
+        let m = tie_mask(base | u64::from(self.lo));
+        self.event.key() ^ m < o.event.key() ^ m
     }
 }
 

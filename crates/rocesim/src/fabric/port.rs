@@ -230,6 +230,15 @@ impl Port {
         self.queue_of_prio[prio.idx()]
     }
 
+    /// Is the port still serializing a frame? Then [`Port::ready_for_data`] answers no and
+    /// only makes sure a wake-up is pending: the owner does that inline
+    /// ([`Port::wake_when_free`]) and skips its transmit attempt, since the frames queued
+    /// behind a busy port are most of those that reach it.
+    #[inline(always)]
+    pub fn busy(&self, ctx: &Ctx) -> bool {
+        self.busy_until > ctx.now
+    }
+
     /// May the owner put a data frame on the wire now? A busy port asks to be woken when it
     /// frees up; a pending PFC frame goes first (PFC frames jump every queue).
     #[inline(always)]
@@ -297,7 +306,7 @@ impl Port {
     /// Make sure one TxDone is pending for this port. A TxDone already pending (even one due
     /// now, before the current frame began) re-checks when it fires, so there is never more
     /// than one per port.
-    #[inline]
+    #[inline(always)]
     pub fn wake_when_free(&mut self, ctx: &mut Ctx) {
         if !self.txdone_pending {
             self.txdone_pending = true;

@@ -255,8 +255,21 @@ impl Switch {
         self.try_send(out, ctx);
     }
 
-    /// Start the next frame on local port `l` if it is free.
+    /// Start the next frame on local port `l` if it is free. A port still serializing only
+    /// makes sure it is woken when it frees up (inline); the attempt itself is out of line.
+    #[inline(always)]
     pub fn try_send(&mut self, l: u16, ctx: &mut Ctx) {
+        let port = &mut self.ports[l as usize];
+        if port.busy(ctx) {
+            port.wake_when_free(ctx);
+        } else {
+            self.try_send_now(l, ctx);
+        }
+    }
+
+    /// The transmit attempt of [`Switch::try_send`].
+    #[inline(never)]
+    fn try_send_now(&mut self, l: u16, ctx: &mut Ctx) {
         if !self.ports[l as usize].ready_for_data(ctx) {
             return;
         }

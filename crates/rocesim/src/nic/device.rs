@@ -55,8 +55,20 @@ pub struct Nic {
 }
 
 impl Nic {
-    /// The port is free: send a control packet if one waits, else the next data packet.
+    /// The port is free: send a control packet if one waits, else the next data packet. A
+    /// port still serializing only makes sure it is woken when it frees up (inline).
+    #[inline(always)]
     pub fn try_send(&mut self, ctx: &mut Ctx) {
+        if self.port.busy(ctx) {
+            self.port.wake_when_free(ctx);
+        } else {
+            self.try_send_now(ctx);
+        }
+    }
+
+    /// The transmit attempt of [`Nic::try_send`].
+    #[inline(never)]
+    fn try_send_now(&mut self, ctx: &mut Ctx) {
         if !self.port.ready_for_data(ctx) {
             return;
         }
