@@ -75,6 +75,11 @@ impl Default for Channel {
 }
 
 impl Channel {
+    /// Up, without injected loss and without a FIFO: a frame put on it simply arrives.
+    #[inline]
+    pub fn is_plain(&self) -> bool {
+        self.up && self.loss == Loss::None && !self.tracked
+    }
     /// Put a frame on the channel; returns true if it became the head (schedule its arrival).
     #[inline]
     pub fn push(&mut self, arrive: Time, pkt: u32) -> bool {

@@ -97,6 +97,11 @@ pub struct Port {
     /// Queues that ECN-mark (bitmask; SONiC binds `QUEUE.wred_profile` per port and queue):
     /// kept here, in the line every enqueue reads, for the switch's marker.
     pub ecn_queues: u8,
+    /// The wire is up, injects no loss and keeps no FIFO (not `tracked`): a transmit then
+    /// only schedules the frame's arrival, and reads nothing from the wire's own cache line.
+    /// Kept in step with `wire` by [`Port::set_wire_up`], [`Port::set_wire_loss`] and
+    /// [`Port::track_wire`], the only writers of those fields.
+    pub wire_plain: bool,
     /// Pause timers of the egress priorities (set by the peer's PFC frames); its `mask` is
     /// the last byte of line 0.
     pub pause: EgressPause,
@@ -167,6 +172,7 @@ impl Port {
             sched: Scheduler::new(kinds),
             strict: Scheduler::strict_mask(kinds),
             ecn_queues: 0,
+            wire_plain: true,
             queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7].map(QueueId),
         }
     }
@@ -272,6 +278,31 @@ impl Port {
         let more = self.nonempty != 0 || self.pfc_pending != 0;
         ctx.monitor.count_tx(self.id, tc, wire);
         self.tx_bytes += wire as u64;
+        debug_assert_eq!(
+            self.wire_plain,
+            self.wire.is_plain(),
+            "wire_plain out of step"
+        );
+        if self.wire_plain || self.wire_keeps(pkt, arrive, tc, wire, ctx) {
+            let port = self.id.0;
+            ctx.schedule(arrive, Event::LinkArrive { port, pkt });
+        }
+        if more || more_data {
+            self.wake_when_free(ctx);
+        }
+    }
+
+    /// A frame put on a wire that is not plain: lose it (down, or the loss process drops it:
+    /// counted and freed here) or keep it in the FIFO (`tracked`). True when it is on its way.
+    #[inline(never)]
+    fn wire_keeps(
+        &mut self,
+        pkt: u32,
+        arrive: Time,
+        tc: Priority,
+        wire: u32,
+        ctx: &mut Ctx,
+    ) -> bool {
         let ch = &mut self.wire;
         let lost = !ch.up
             || ch.loss != Loss::None
@@ -279,16 +310,34 @@ impl Port {
         if lost {
             ctx.monitor.count_lost(self.id, tc, wire);
             ctx.drop_packet(pkt);
-        } else {
-            if ch.tracked {
-                ch.push(arrive, pkt);
-            }
-            let port = self.id.0;
-            ctx.schedule(arrive, Event::LinkArrive { port, pkt });
+            return false;
         }
-        if more || more_data {
-            self.wake_when_free(ctx);
+        if ch.tracked {
+            ch.push(arrive, pkt);
         }
+        true
+    }
+
+    /// Take the wire down or bring it up (a `link_down` / `link_up` fault).
+    pub fn set_wire_up(&mut self, up: bool) {
+        self.wire.up = up;
+        self.wire_plain = self.wire.is_plain();
+    }
+
+    /// Set the wire's injected loss (a `loss` fault starting or ending), with the random
+    /// stream of `Loss::Random`.
+    pub fn set_wire_loss(&mut self, loss: Loss, rng: Option<Box<crate::engine::rng::SimRng>>) {
+        if rng.is_some() {
+            self.wire.rng = rng;
+        }
+        self.wire.loss = loss;
+        self.wire_plain = self.wire.is_plain();
+    }
+
+    /// Keep the wire's frames in its FIFO too (the scenario can take links down).
+    pub fn track_wire(&mut self) {
+        self.wire.tracked = true;
+        self.wire_plain = self.wire.is_plain();
     }
 
     /// Drop every frame on the wire leaving this port (its link went down): sent but never
@@ -330,6 +379,7 @@ mod tests {
             offset_of!(Port, wd_drop) + 1,
             offset_of!(Port, strict) + 1,
             offset_of!(Port, ecn_queues) + 1,
+            offset_of!(Port, wire_plain) + 1,
             offset_of!(Port, pause) + offset_of!(EgressPause, mask) + 1,
         ] {
             assert!(end <= 64, "field ends at byte {end}");

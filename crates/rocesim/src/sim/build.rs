@@ -138,7 +138,7 @@ impl Sim {
         self.wires_tracked = true;
         let switch_ports = self.switches.iter_mut().flat_map(|s| s.ports.iter_mut());
         for port in switch_ports.chain(self.nics.iter_mut().map(|n| &mut n.port)) {
-            port.wire.tracked = true;
+            port.track_wire();
         }
     }
 

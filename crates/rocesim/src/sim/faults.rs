@@ -55,11 +55,9 @@ impl Sim {
                         (true, None, None) => Loss::None,
                     };
                     let seed = self.scenario.sim.seed;
-                    let wire = &mut self.port_mut(PortId(p)).wire;
-                    if matches!(loss, Loss::Random { .. }) {
-                        wire.rng = Some(Box::new(stream(seed, StreamKind::Fault, id)));
-                    }
-                    wire.loss = loss;
+                    let rng = matches!(loss, Loss::Random { .. })
+                        .then(|| Box::new(stream(seed, StreamKind::Fault, id)));
+                    self.port_mut(PortId(p)).set_wire_loss(loss, rng);
                 }
             }
         }
@@ -78,7 +76,7 @@ impl Sim {
             }
         }
         for p in ends {
-            self.port_mut(p).wire.up = up;
+            self.port_mut(p).set_wire_up(up);
         }
         if up {
             for p in ends {
