@@ -6,7 +6,7 @@
 //!
 //! Almost every event in a packet network is due within a few microseconds (a frame's
 //! serialization, a link's propagation), so the queue is a timing wheel (Varghese & Lauck
-//! 1987): `SLOTS` slots of `2^SLOT_SHIFT` ps each cover the near future, the earliest
+//! 1987): a power of two of slots of `2^SLOT_SHIFT` ps each cover the near future, the earliest
 //! non-empty slot is kept at hand (a bitmap finds the next one when it empties), and the slot
 //! being drained is sorted once by (time, key) and read from a cursor (an event scheduled into
 //! it is inserted in order). A slot's entries hold the event and the bits of its time below
@@ -15,6 +15,13 @@
 //! timers, pause expiries, flow starts) wait in a binary heap and move into the wheel as it turns; the
 //! heap's earliest slot is kept at hand, so a turn looks at the heap only when it must. Push
 //! and pop are O(1) for wheel events.
+//!
+//! The wheel is as small as the fabric allows ([`EventQueue::with_horizon`]): its horizon
+//! covers the longest link delay plus a largest frame's serialization, so that every arrival
+//! and transmit end lands in it, and no more. Each slot keeps its own buffer, and the wheel
+//! visits them all once a turn, so a wheel four times too long (8,192 slots for 1 µs links)
+//! kept four times the buffers warm and ran S1 about 20 % slower than one that fits
+//! (docs/performance.md, "A wheel the size of the fabric").
 //!
 //! FIFO rings per event delay, merged by their heads, were measured against this wheel with
 //! the order kept exactly (docs/performance.md, "The event core with today's order kept"):
@@ -28,9 +35,12 @@ use crate::units::Time;
 
 /// log2 of a slot's width in picoseconds (1.024 ns).
 const SLOT_SHIFT: u32 = 10;
-/// Slots in the wheel (a horizon of 8.4 us).
-const SLOTS: usize = 8192;
-const MASK: u64 = SLOTS as u64 - 1;
+/// Slots of a wheel made without a horizon ([`EventQueue::new`]): 8.4 µs.
+const DEFAULT_SLOTS: usize = 8192;
+/// Fewest slots of a wheel (a horizon of 1.05 µs).
+const MIN_SLOTS: usize = 1024;
+/// Most slots of a wheel (a horizon of 67 µs: longer links wait in the heap).
+const MAX_SLOTS: usize = 1 << 16;
 
 /// Bits of a time below its slot number.
 const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
@@ -112,11 +122,14 @@ impl Entry {
 /// Pending events.
 #[derive(Debug)]
 pub struct EventQueue {
-    slots: Box<[Vec<Slotted>; SLOTS]>,
+    /// The slots, a power of two of them (at least 64).
+    slots: Box<[Vec<Slotted>]>,
     /// One bit per slot: non-empty.
-    bits: Box<[u64; SLOTS / 64]>,
+    bits: Box<[u64]>,
+    /// The number of slots minus one: a slot number masked by it is its index.
+    mask: u64,
     /// Absolute slot number of the wheel's current position; the wheel holds slots
-    /// `cur .. cur + SLOTS`.
+    /// `cur .. cur + slots`.
     cur: u64,
     /// Absolute slot number of the earliest non-empty slot, `u64::MAX` when the wheel is
     /// empty (kept up to date by `put` and when a slot empties, so a pop reads it directly).
@@ -141,11 +154,26 @@ impl Default for EventQueue {
 }
 
 impl EventQueue {
-    /// An empty queue at time zero.
+    /// An empty queue at time zero, its wheel 8.4 µs long.
     pub fn new() -> Self {
+        Self::with_slots(DEFAULT_SLOTS)
+    }
+    /// An empty queue at time zero whose wheel covers at least `horizon` ahead of now (the
+    /// longest delay between an event and its cause that is common: a link's propagation plus
+    /// a largest frame's serialization), between 1.05 µs and 67 µs. Later events wait in the
+    /// overflow heap.
+    pub fn with_horizon(horizon: Time) -> Self {
+        // One slot more than the horizon spans, for the part of the current slot gone by.
+        let need = (horizon.0 >> SLOT_SHIFT) as usize + 2;
+        Self::with_slots(need.next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS))
+    }
+    /// An empty queue whose wheel has `n` slots (a power of two, at least 64).
+    fn with_slots(n: usize) -> Self {
+        assert!(n.is_power_of_two() && n >= 64, "{n} slots");
         EventQueue {
-            slots: Box::new(std::array::from_fn(|_| Vec::new())),
-            bits: Box::new([0; SLOTS / 64]),
+            slots: (0..n).map(|_| Vec::new()).collect(),
+            bits: vec![0; n / 64].into_boxed_slice(),
+            mask: n as u64 - 1,
             cur: 0,
             next: u64::MAX,
             in_wheel: 0,
@@ -155,6 +183,10 @@ impl EventQueue {
             overflow_slot: u64::MAX,
             now: Time::ZERO,
         }
+    }
+    /// Slots in the wheel.
+    pub fn slots(&self) -> usize {
+        self.slots.len()
     }
     /// The current simulated time (the time of the last popped event).
     #[inline]
@@ -166,7 +198,7 @@ impl EventQueue {
     pub fn schedule(&mut self, at: Time, event: Event) {
         assert!(at >= self.now, "event scheduled in the past");
         let e = Entry { time: at.0, event };
-        if e.slot() < self.cur + SLOTS as u64 {
+        if e.slot() <= self.cur + self.mask {
             self.put(e);
         } else {
             self.overflow_slot = self.overflow_slot.min(e.slot());
@@ -175,8 +207,8 @@ impl EventQueue {
     }
     #[inline(always)]
     fn put(&mut self, e: Entry) {
-        let i = (e.slot() & MASK) as usize;
-        let v = &mut self.slots[i];
+        let i = (e.slot() & self.mask) as usize;
+        let v = slot_mut(&mut self.slots, i);
         let s = Slotted::of(e);
         if e.slot() == self.sorted {
             // Among the entries not yet popped, in order. Usually the latest time so far, so
@@ -187,7 +219,7 @@ impl EventQueue {
         } else {
             v.push(s);
         }
-        self.bits[i / 64] |= 1 << (i % 64);
+        *word_mut(&mut self.bits, i) |= 1 << (i % 64);
         self.in_wheel += 1;
         self.next = self.next.min(e.slot());
     }
@@ -200,7 +232,7 @@ impl EventQueue {
     /// the horizon until now).
     #[inline(always)]
     fn refill(&mut self) {
-        if self.overflow_slot < self.cur + SLOTS as u64 {
+        if self.overflow_slot <= self.cur + self.mask {
             self.refill_from_heap();
         }
     }
@@ -208,7 +240,7 @@ impl EventQueue {
     /// records the heap's new earliest slot.
     #[inline(never)]
     fn refill_from_heap(&mut self) {
-        let horizon = self.cur + SLOTS as u64;
+        let horizon = self.cur + self.mask + 1;
         while let Some(Reverse(e)) = self.overflow.peek() {
             if e.slot() >= horizon {
                 self.overflow_slot = e.slot();
@@ -225,10 +257,11 @@ impl EventQueue {
         if self.in_wheel == 0 {
             return u64::MAX;
         }
-        let start = (self.cur & MASK) as usize;
-        let words = SLOTS / 64;
+        let start = (self.cur & self.mask) as usize;
+        let words = self.bits.len();
         for k in 0..=words {
-            let w = (start / 64 + k) % words;
+            // A power of two: the mask takes the place of a division.
+            let w = (start / 64 + k) & (words - 1);
             let mut bits = self.bits[w];
             if k == 0 {
                 bits &= !0u64 << (start % 64);
@@ -237,7 +270,7 @@ impl EventQueue {
             }
             if bits != 0 {
                 let i = (w * 64 + bits.trailing_zeros() as usize) as u64;
-                let ahead = (i + SLOTS as u64 - (self.cur & MASK)) & MASK;
+                let ahead = i.wrapping_sub(self.cur) & self.mask;
                 return self.cur + ahead;
             }
         }
@@ -258,8 +291,8 @@ impl EventQueue {
             self.refill_from_heap();
             slot = self.next;
         }
-        let i = (slot & MASK) as usize;
-        let v = &mut self.slots[i];
+        let i = (slot & self.mask) as usize;
+        let v = slot_mut(&mut self.slots, i);
         if slot != self.sorted {
             sort_slot(v, slot << SLOT_SHIFT);
             self.sorted = slot;
@@ -276,7 +309,7 @@ impl EventQueue {
         if emptied {
             v.clear();
             self.head = 0;
-            self.bits[i / 64] &= !(1 << (i % 64));
+            *word_mut(&mut self.bits, i) &= !(1 << (i % 64));
         }
         if slot != self.cur {
             self.cur = slot;
@@ -294,7 +327,7 @@ impl EventQueue {
     /// another slot's entry).
     #[inline(always)]
     pub fn peek_in_slot(&self) -> Option<Event> {
-        let v = &self.slots[(self.sorted & MASK) as usize];
+        let v = slot(&self.slots, (self.sorted & self.mask) as usize);
         v.get(self.head).map(|e| e.event)
     }
     /// Remove the earliest event and advance time to it.
@@ -305,12 +338,12 @@ impl EventQueue {
     /// Every pending event with its time, in no particular order (end-of-run accounting:
     /// the frames still on the wires are their pending arrivals).
     pub fn pending(&self) -> impl Iterator<Item = (Time, Event)> + '_ {
-        let drained = (self.sorted != u64::MAX).then_some((self.sorted & MASK) as usize);
+        let drained = (self.sorted != u64::MAX).then_some((self.sorted & self.mask) as usize);
         let wheel = self.slots.iter().enumerate().flat_map(move |(i, v)| {
             // The slot being drained holds its popped entries before `head`.
             let from = if drained == Some(i) { self.head } else { 0 };
-            // Index i holds the one slot of cur .. cur + SLOTS that it names.
-            let slot = self.cur + ((i as u64).wrapping_sub(self.cur) & MASK);
+            // Index i holds the one slot of cur .. cur + slots that it names.
+            let slot = self.cur + ((i as u64).wrapping_sub(self.cur) & self.mask);
             v[from..]
                 .iter()
                 .map(move |s| (Time(slot << SLOT_SHIFT | u64::from(s.lo)), s.event))
@@ -335,6 +368,34 @@ impl EventQueue {
             self.now = t;
         }
     }
+}
+
+/// Slot `i` of the wheel `slots`, `i` a slot number masked by the wheel's mask, so below
+/// `slots.len()` (the mask is the length minus one from construction on, and the boxed slice
+/// never changes length). Unchecked: with the wheel's size chosen at run time the compiler
+/// cannot see that bound, and a check at each of a hop's wheel accesses cost about 25
+/// instructions a hop. Debug builds (the tests) check it.
+#[inline(always)]
+fn slot(slots: &[Vec<Slotted>], i: usize) -> &Vec<Slotted> {
+    debug_assert!(i < slots.len());
+    // SAFETY: `i` is masked by `len - 1` (see above).
+    unsafe { slots.get_unchecked(i) }
+}
+
+/// [`slot`], mutable.
+#[inline(always)]
+fn slot_mut(slots: &mut [Vec<Slotted>], i: usize) -> &mut Vec<Slotted> {
+    debug_assert!(i < slots.len());
+    // SAFETY: as in `slot`.
+    unsafe { slots.get_unchecked_mut(i) }
+}
+
+/// The bitmap word of slot `i` (masked as for [`slot`]; the bitmap has one bit per slot).
+#[inline(always)]
+fn word_mut(bits: &mut [u64], i: usize) -> &mut u64 {
+    debug_assert!(i / 64 < bits.len());
+    // SAFETY: `i < slots` and `bits.len() == slots / 64`, so `i / 64 < bits.len()`.
+    unsafe { bits.get_unchecked_mut(i / 64) }
 }
 
 /// Sort the entries of the slot that starts at `base` ps by (time, key). Slots hold a few
@@ -508,7 +569,7 @@ mod tests {
         fn pop_until_matches_a_reference_heap(
             ops in proptest::collection::vec((0usize..9, 0u64..20_000_000, 0u8..3), 1..600)
         ) {
-            const HORIZON: u64 = (SLOTS as u64) << SLOT_SHIFT;
+            const HORIZON: u64 = (DEFAULT_SLOTS as u64) << SLOT_SHIFT;
             let mut q = EventQueue::new();
             // (time, masked key, component): the key decides, the component names the event.
             let mut reference: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
@@ -593,5 +654,50 @@ mod tests {
             }
             prop_assert_eq!(out, expect);
         }
+
+        /// The wheel's size changes no pop: the same schedule on a wheel of 64 slots (66 ns,
+        /// so most events pass through the overflow heap and every turn refills from it) and
+        /// on one of 8,192 gives the same events at the same times, with `pop_until` bounds.
+        #[test]
+        fn wheel_size_changes_no_pop(ops in proptest::collection::vec((0u64..3_000_000, 0u8..4), 1..400)) {
+            let mut small = EventQueue::with_slots(64);
+            let mut large = EventQueue::new();
+            let mut seq = 0u32;
+            for (delta, op) in ops {
+                if op == 0 {
+                    let end = Time(small.now().0 + delta % 100_000);
+                    prop_assert_eq!(small.pop_until(end), large.pop_until(end));
+                    prop_assert_eq!(small.now(), large.now());
+                } else {
+                    let d = match op {
+                        1 => delta % 2_000,
+                        2 => delta % 70_000,
+                        _ => delta,
+                    };
+                    seq += 1;
+                    let e = Event::TxDone(seq.wrapping_mul(2_654_435_761) % 97);
+                    small.schedule(Time(small.now().0 + d), e);
+                    large.schedule(Time(large.now().0 + d), e);
+                }
+                prop_assert_eq!(small.len(), large.len());
+            }
+            while let Some(x) = large.pop() {
+                prop_assert_eq!(small.pop(), Some(x));
+            }
+            prop_assert_eq!(small.pop(), None);
+        }
+    }
+
+    /// A wheel sized for a horizon covers it, within the bounds.
+    #[test]
+    fn a_horizon_sizes_the_wheel() {
+        // 1 µs links at 100G with 1,082-byte frames: 1.087 µs, 1,062 slots: 2,048.
+        assert_eq!(EventQueue::with_horizon(Time(1_086_560)).slots(), 2048);
+        // 2 µs spans 1,953 slots and 2 more (the current slot's part gone by, and rounding):
+        // 2,048 slots (2.097 µs) still cover it; 2.1 µs does not fit.
+        assert_eq!(EventQueue::with_horizon(Time::from_us(2)).slots(), 2048);
+        assert_eq!(EventQueue::with_horizon(Time(2_100_000)).slots(), 4096);
+        assert_eq!(EventQueue::with_horizon(Time::ZERO).slots(), 1024);
+        assert_eq!(EventQueue::with_horizon(Time::from_ms(1)).slots(), 1 << 16);
     }
 }

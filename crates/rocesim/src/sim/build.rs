@@ -71,6 +71,7 @@ impl Sim {
             return Err(BuildError(errors));
         }
         let routes = initial_routes(&scenario, &plan);
+        let horizon = wheel_horizon(&scenario, &plan);
         let nports = plan.ports.len();
         let port_loc = plan.ports.iter().map(|p| (p.node, p.local)).collect();
         let mut slots: Vec<Option<Port>> = plan.ports.into_iter().map(Some).collect();
@@ -96,7 +97,7 @@ impl Sim {
         let mut sim = Sim {
             ctx: Ctx {
                 now: Time::ZERO,
-                events: EventQueue::new(),
+                events: EventQueue::with_horizon(horizon),
                 packets: PacketArena::with_flows(nflows),
                 ints: IntPool::default(),
                 monitor: Monitor::new(nports, nflows, congestion, out.max_pfc_log),
@@ -227,12 +228,27 @@ fn plan_ports(sc: &Scenario) -> PortPlan {
     }
 }
 
-/// Each switch's MMU, its headroom per port from the port's speed and cable (or as given).
-fn build_mmus(sc: &Scenario, plan: &PortPlan, errors: &mut Vec<String>) -> Vec<Mmu> {
-    let max_frame = (sc.nics.iter())
+/// Wire bytes of the largest data frame any NIC sends.
+fn max_frame(sc: &Scenario) -> u32 {
+    (sc.nics.iter())
         .map(|n| n.frame_overhead.data(n.mtu, true))
         .max()
-        .unwrap_or(DATA_OVERHEAD + 1024 + RETH);
+        .unwrap_or(DATA_OVERHEAD + 1024 + RETH)
+}
+
+/// How far ahead of its cause an event of the packet path can be due: a link's propagation
+/// plus a largest frame's serialization on it (a frame's arrival), or a switch's forwarding
+/// latency; the event queue's wheel covers this much.
+fn wheel_horizon(sc: &Scenario, plan: &PortPlan) -> Time {
+    let frame = u64::from(max_frame(sc));
+    let arrival = (plan.ports.iter()).map(|p| p.delay + p.tx_time(frame));
+    let forward = sc.switches.iter().map(|s| s.latency);
+    arrival.chain(forward).max().unwrap_or(Time::ZERO)
+}
+
+/// Each switch's MMU, its headroom per port from the port's speed and cable (or as given).
+fn build_mmus(sc: &Scenario, plan: &PortPlan, errors: &mut Vec<String>) -> Vec<Mmu> {
+    let max_frame = max_frame(sc);
     let mut mmus = Vec::with_capacity(plan.switch_ports.len());
     for (s, sp) in plan.switch_ports.iter().enumerate() {
         let p = &sc.switches[s];
