@@ -1,0 +1,274 @@
+//! Tests of the event queue: its order against reference heaps and lists, the wheel's turn
+//! and its overflow heap, and wheels of any size.
+
+use super::*;
+use proptest::prelude::*;
+
+#[test]
+fn pops_in_time_then_class_order() {
+    let mut q = EventQueue::new();
+    q.schedule(Time(5), Event::TxDone(1));
+    q.schedule(Time(3), Event::TxDone(2));
+    q.schedule(Time(5), Event::Sample);
+    // Scheduled after the sample, popped before it: frames, then transmissions, then
+    // what observes them.
+    q.schedule(Time(5), Event::LinkArrive { port: 5, pkt: 9 });
+    q.schedule(
+        Time(5),
+        Event::Fault {
+            index: 0,
+            start: true,
+        },
+    );
+    let order: Vec<_> = std::iter::from_fn(|| q.pop()).collect();
+    assert_eq!(
+        order,
+        vec![
+            (Time(3), Event::TxDone(2)),
+            (
+                Time(5),
+                Event::Fault {
+                    index: 0,
+                    start: true
+                }
+            ),
+            (Time(5), Event::LinkArrive { port: 5, pkt: 9 }),
+            (Time(5), Event::TxDone(1)),
+            (Time(5), Event::Sample),
+        ]
+    );
+    assert_eq!(q.now(), Time(5));
+}
+
+/// Ties between components of one class go either way: over 2,000 picoseconds (one
+/// after another, a 1,500-byte frame's 10G serialization apart, as synchronized senders
+/// tie, or 2^20 ps apart), port 1's event comes before port 2's at about half of them, and the same order
+/// whichever was scheduled first.
+#[test]
+fn ties_favour_no_component() {
+    for step in [1, 1_200_000, 1 << 20] {
+        let (first, ports_1_and_9) = ties_won(step);
+        assert!((900..1100).contains(&first), "{first} of 2000, step {step}");
+        assert!(
+            (900..1100).contains(&ports_1_and_9),
+            "{ports_1_and_9} of 2000"
+        );
+    }
+}
+
+/// Of 2,000 ties `step` ps apart: how often port 1's event went before port 2's, and
+/// before port 9's.
+fn ties_won(step: u64) -> (u32, u32) {
+    let mut first = [0, 0];
+    for (k, other) in [2, 9].into_iter().enumerate() {
+        for n in 0..2000u64 {
+            let t = n * step;
+            let mut a = EventQueue::new();
+            let mut b = EventQueue::new();
+            a.schedule(Time(t), Event::TxDone(1));
+            a.schedule(Time(t), Event::TxDone(other));
+            b.schedule(Time(t), Event::TxDone(other));
+            b.schedule(Time(t), Event::TxDone(1));
+            let pa = a.pop().unwrap().1;
+            assert_eq!(pa, b.pop().unwrap().1);
+            first[k] += u32::from(pa == Event::TxDone(1));
+        }
+    }
+    (first[0], first[1])
+}
+
+#[test]
+fn pop_until_leaves_later_events() {
+    let mut q = EventQueue::new();
+    q.schedule(Time(5), Event::TxDone(1));
+    q.schedule(Time::from_ms(9), Event::TxDone(2));
+    assert_eq!(q.pop_until(Time(6)), Some((Time(5), Event::TxDone(1))));
+    assert_eq!(q.pop_until(Time(6)), None);
+    assert_eq!(q.now(), Time(5));
+    assert_eq!(q.len(), 1);
+    assert_eq!(
+        q.pop_until(Time::from_ms(9)),
+        Some((Time::from_ms(9), Event::TxDone(2)))
+    );
+}
+
+#[test]
+fn event_is_small() {
+    assert!(std::mem::size_of::<Event>() <= 16);
+    assert_eq!(std::mem::size_of::<Slotted>(), 16, "a wheel entry");
+}
+
+/// The queue's pending events, sorted (`pending` gives them in no particular order).
+fn pending_of(q: &EventQueue) -> Vec<(u64, Event)> {
+    let mut v: Vec<_> = q.pending().map(|(t, e)| (t.0, e)).collect();
+    v.sort_by_key(|&(t, e)| (t, e.key()));
+    v
+}
+
+/// The reference heap's events, sorted like [`pending_of`].
+fn pending_of_reference(r: &BinaryHeap<Reverse<(u64, u64, u32)>>) -> Vec<(u64, Event)> {
+    let mut v: Vec<_> = (r.iter())
+        .map(|Reverse((t, _, id))| (*t, Event::TxDone(*id)))
+        .collect();
+    v.sort_by_key(|&(t, e)| (t, e.key()));
+    v
+}
+
+proptest! {
+    /// The slot sort is the standard library's sort by (time, key), short and long
+    /// slots alike, repeated entries included.
+    #[test]
+    fn slot_sort_sorts(
+        slot in 0u64..1 << 40,
+        entries in proptest::collection::vec((0u64..6, 0u32..8), 0..40),
+    ) {
+        let base = slot << SLOT_SHIFT;
+        let mut expect: Vec<Entry> = (entries.iter())
+            .map(|&(dt, id)| Entry { time: base + dt, event: Event::TxDone(id) })
+            .collect();
+        let mut v: Vec<Slotted> = expect.iter().map(|&e| Slotted::of(e)).collect();
+        expect.sort();
+        sort_slot(&mut v, base);
+        prop_assert_eq!(v, expect.into_iter().map(Slotted::of).collect::<Vec<_>>());
+    }
+
+    /// Against a reference binary heap ordered by (time, key), with `pop_until`
+    /// bounds: events at now, equal times, delays of a constant few values (as links and
+    /// serializations give), just inside and just beyond the wheel's horizon, and far
+    /// timers; the queue and the reference agree on every pop, on `None`, on the clock,
+    /// and on the pending events (checked now and then).
+    #[test]
+    fn pop_until_matches_a_reference_heap(
+        ops in proptest::collection::vec((0usize..9, 0u64..20_000_000, 0u8..3), 1..600)
+    ) {
+        const HORIZON: u64 = (DEFAULT_SLOTS as u64) << SLOT_SHIFT;
+        let mut q = EventQueue::new();
+        // (time, masked key, component): the key decides, the component names the event.
+        let mut reference: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
+        let mut seq = 0u64;
+        for (kind, x, op) in ops {
+            if op == 0 {
+                // Pop, bounded by an end somewhere ahead of now.
+                let end = q.now().0 + x;
+                let got = q.pop_until(Time(end));
+                let want = match reference.peek() {
+                    Some(Reverse((t, _, _))) if *t <= end => reference.pop().map(|Reverse(k)| k),
+                    _ => None,
+                };
+                let event = |(t, _, id): (u64, u64, u32)| (t, Event::TxDone(id));
+                prop_assert_eq!(got.map(|(t, e)| (t.0, e)), want.map(event));
+                if let Some((t, _, _)) = want {
+                    prop_assert_eq!(q.now().0, t);
+                }
+            } else {
+                let d = match kind {
+                    0 => 0,
+                    1 => 86_560,
+                    2 => 1_086_560,
+                    3 => 6_880,
+                    4 => HORIZON - 1 - (q.now().0 & 1023),
+                    5 => HORIZON + (x % 3),
+                    6 => x % 2048,
+                    7 => x,
+                    _ => 100_000_000 + x,
+                };
+                let at = q.now().0 + d;
+                seq += 1;
+                // Components in no particular order, some repeated.
+                let id = seq.wrapping_mul(2_654_435_761) % 1000;
+                let e = Event::TxDone(id as u32);
+                q.schedule(Time(at), e);
+                reference.push(Reverse((at, e.key() ^ tie_mask(at), id as u32)));
+            }
+            prop_assert_eq!(q.len(), reference.len());
+            if seq % 64 == 63 {
+                prop_assert_eq!(pending_of(&q), pending_of_reference(&reference));
+            }
+        }
+        prop_assert_eq!(pending_of(&q), pending_of_reference(&reference));
+        while let Some(Reverse((t, _, id))) = reference.pop() {
+            prop_assert_eq!(q.pop(), Some((Time(t), Event::TxDone(id))));
+        }
+        prop_assert_eq!(q.pop(), None);
+    }
+
+    /// Against a reference (a sorted list): any mix of near and far events, scheduled
+    /// while popping, comes out in exact (time, key) order.
+    #[test]
+    fn matches_a_sorted_reference(ops in proptest::collection::vec((0u64..30_000_000, 0u8..4), 1..400)) {
+        let mut q = EventQueue::new();
+        let mut reference: Vec<(u64, u64, u32)> = Vec::new();
+        let mut seq = 0u64;
+        let mut out = Vec::new();
+        let mut expect = Vec::new();
+        for (delta, op) in ops {
+            if op == 0 && !reference.is_empty() {
+                let (t, e) = q.pop().unwrap();
+                reference.sort();
+                let (rt, _, id) = reference.remove(0);
+                out.push((t.0, e));
+                expect.push((rt, Event::TxDone(id)));
+            } else {
+                // Within the slot being drained, near (within the wheel) or far
+                // (overflow) deltas.
+                let d = match op {
+                    1 => delta % 5_000,
+                    3 => delta % 600,
+                    _ => delta,
+                };
+                let at = q.now().0 + d;
+                seq += 1;
+                let id = seq.wrapping_mul(2_654_435_761) % 1000;
+                let e = Event::TxDone(id as u32);
+                q.schedule(Time(at), e);
+                reference.push((at, e.key() ^ tie_mask(at), id as u32));
+            }
+        }
+        prop_assert_eq!(out, expect);
+    }
+
+    /// The wheel's size changes no pop: the same schedule on a wheel of 64 slots (66 ns,
+    /// so most events pass through the overflow heap and every turn refills from it) and
+    /// on one of 8,192 gives the same events at the same times, with `pop_until` bounds.
+    #[test]
+    fn wheel_size_changes_no_pop(ops in proptest::collection::vec((0u64..3_000_000, 0u8..4), 1..400)) {
+        let mut small = EventQueue::with_slots(64);
+        let mut large = EventQueue::new();
+        let mut seq = 0u32;
+        for (delta, op) in ops {
+            if op == 0 {
+                let end = Time(small.now().0 + delta % 100_000);
+                prop_assert_eq!(small.pop_until(end), large.pop_until(end));
+                prop_assert_eq!(small.now(), large.now());
+            } else {
+                let d = match op {
+                    1 => delta % 2_000,
+                    2 => delta % 70_000,
+                    _ => delta,
+                };
+                seq += 1;
+                let e = Event::TxDone(seq.wrapping_mul(2_654_435_761) % 97);
+                small.schedule(Time(small.now().0 + d), e);
+                large.schedule(Time(large.now().0 + d), e);
+            }
+            prop_assert_eq!(small.len(), large.len());
+        }
+        while let Some(x) = large.pop() {
+            prop_assert_eq!(small.pop(), Some(x));
+        }
+        prop_assert_eq!(small.pop(), None);
+    }
+}
+
+/// A wheel sized for a horizon covers it, within the bounds.
+#[test]
+fn a_horizon_sizes_the_wheel() {
+    // 1 µs links at 100G with 1,082-byte frames: 1.087 µs, 1,062 slots: 2,048.
+    assert_eq!(EventQueue::with_horizon(Time(1_086_560)).slots(), 2048);
+    // 2 µs spans 1,953 slots and 2 more (the current slot's part gone by, and rounding):
+    // 2,048 slots (2.097 µs) still cover it; 2.1 µs does not fit.
+    assert_eq!(EventQueue::with_horizon(Time::from_us(2)).slots(), 2048);
+    assert_eq!(EventQueue::with_horizon(Time(2_100_000)).slots(), 4096);
+    assert_eq!(EventQueue::with_horizon(Time::ZERO).slots(), 1024);
+    assert_eq!(EventQueue::with_horizon(Time::from_ms(1)).slots(), 1 << 16);
+}
