@@ -263,7 +263,8 @@ proptest! {
 /// A wheel sized for a horizon covers it, within the bounds.
 #[test]
 fn a_horizon_sizes_the_wheel() {
-    // 1 µs links at 100G with 1,082-byte frames: 1.087 µs, 1,062 slots: 2,048.
+    // 1 µs links at 100G with 1,082-byte frames (86.56 ns): 1,086,560 ps, 1,061 whole slots
+    // and 2 more: 2,048.
     assert_eq!(EventQueue::with_horizon(Time(1_086_560)).slots(), 2048);
     // 2 µs spans 1,953 slots and 2 more (the current slot's part gone by, and rounding):
     // 2,048 slots (2.097 µs) still cover it; 2.1 µs does not fit.
