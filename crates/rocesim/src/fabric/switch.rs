@@ -229,8 +229,10 @@ impl Switch {
             int: pkt.flags & flags::INT != 0,
             replica,
         };
+        // The PG's occupancy first: its line is hot from admission, the XOFF masks' line
+        // usually is not, and a PG below XOFF needs no look at it.
         let pg_prios = self.pg_prios[pg.idx()];
-        if lossless && self.xoff[inl].mask & pg_prios != pg_prios && self.mmu.over_xoff(inl, pg) {
+        if lossless && self.mmu.over_xoff(inl, pg) && self.xoff[inl].mask & pg_prios != pg_prios {
             self.pause_pg(inl, pg, ctx);
         }
         // An idle port with empty queues would pick this packet at once: it leaves without

@@ -5,7 +5,7 @@ use crate::fabric::port::Port;
 use crate::fabric::switch::Switch;
 use crate::ids::PortId;
 use crate::nic::device::Nic;
-use crate::topology::NodeRef;
+use crate::topology::{NodeRef, PortLocs};
 
 /// Every port, by network-wide id.
 #[derive(Clone, Copy)]
@@ -15,14 +15,14 @@ pub struct PortView<'a> {
     /// The NICs.
     pub nics: &'a [Nic],
     /// Which node owns each port, and at which local index.
-    pub loc: &'a [(NodeRef, u16)],
+    pub loc: &'a PortLocs,
 }
 
 impl<'a> PortView<'a> {
     /// Port `p`.
     #[inline]
     pub fn port(&self, p: PortId) -> &'a Port {
-        match self.loc[p.idx()] {
+        match self.loc.get(p) {
             (NodeRef::Switch(s), l) => &self.switches[s as usize].ports[l as usize],
             (NodeRef::Host(h), _) => &self.nics[h as usize].port,
         }

@@ -32,7 +32,7 @@ use crate::nic::rx_pipeline::RxPipeline;
 use crate::nic::selective::Selective;
 use crate::nic::watchdog::StormGuard;
 use crate::packet::{DATA_OVERHEAD, RETH};
-use crate::topology::NodeRef;
+use crate::topology::{port_loc, NodeRef, PortLocs};
 use crate::units::Time;
 
 /// A scenario that passed the config checks but cannot be built (e.g. headroom does not fit
@@ -66,6 +66,16 @@ impl Sim {
                 ));
             }
         }
+        let port_loc = PortLocs::new(plan.ports.iter().map(|p| (p.node, p.local)));
+        if port_loc.is_none() {
+            errors.push(format!(
+                "topology: too large: rocesim supports at most {} switches of at most {} ports \
+                 each and {} hosts",
+                port_loc::MAX_SWITCHES,
+                port_loc::MAX_SWITCH_PORTS,
+                port_loc::MAX_HOSTS
+            ));
+        }
         let mmus = build_mmus(&scenario, &plan, &mut errors);
         if !errors.is_empty() {
             return Err(BuildError(errors));
@@ -73,7 +83,6 @@ impl Sim {
         let routes = initial_routes(&scenario, &plan);
         let horizon = wheel_horizon(&scenario, &plan);
         let nports = plan.ports.len();
-        let port_loc = plan.ports.iter().map(|p| (p.node, p.local)).collect();
         let mut slots: Vec<Option<Port>> = plan.ports.into_iter().map(Some).collect();
         let mut take = |ids: &[u32]| -> Vec<Port> {
             ids.iter()
@@ -106,7 +115,7 @@ impl Sim {
             },
             switches,
             nics,
-            port_loc,
+            port_loc: port_loc.unwrap_or_default(),
             starts: flow_starts(&scenario),
             retiring: Default::default(),
             spill: Default::default(),

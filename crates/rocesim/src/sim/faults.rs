@@ -69,7 +69,7 @@ impl Sim {
         if !up {
             for p in ends {
                 let ctx = &mut self.ctx;
-                match self.port_loc[p.idx()] {
+                match self.port_loc.get(p) {
                     (NodeRef::Switch(s), l) => self.switches[s as usize].flush_port(l, ctx),
                     (NodeRef::Host(h), _) => self.nics[h as usize].flush_port(ctx),
                 }
@@ -81,7 +81,7 @@ impl Sim {
         if up {
             for p in ends {
                 let ctx = &mut self.ctx;
-                match self.port_loc[p.idx()] {
+                match self.port_loc.get(p) {
                     (NodeRef::Switch(s), l) => self.switches[s as usize].try_send(l, ctx),
                     (NodeRef::Host(h), _) => self.nics[h as usize].try_send(ctx),
                 }
@@ -91,7 +91,7 @@ impl Sim {
 
     /// Port `p`, mutably (for fault injection).
     fn port_mut(&mut self, p: PortId) -> &mut crate::fabric::port::Port {
-        match self.port_loc[p.idx()] {
+        match self.port_loc.get(p) {
             (NodeRef::Switch(s), l) => &mut self.switches[s as usize].ports[l as usize],
             (NodeRef::Host(h), _) => &mut self.nics[h as usize].port,
         }
@@ -108,7 +108,7 @@ impl Sim {
         let host_switch: Vec<Option<u32>> = self
             .nics
             .iter()
-            .map(|n| match loc[n.port.id.peer().idx()].0 {
+            .map(|n| match loc.get(n.port.id.peer()).0 {
                 NodeRef::Switch(s) if n.port.wire.up => Some(s),
                 _ => None,
             })
@@ -119,7 +119,7 @@ impl Sim {
             .map(|sw| {
                 sw.ports
                     .iter()
-                    .map(|p| p.wire.up.then(|| node(loc[p.id.peer().idx()].0)))
+                    .map(|p| p.wire.up.then(|| node(loc.get(p.id.peer()).0)))
                     .collect()
             })
             .collect();

@@ -52,7 +52,7 @@ use crate::monitor::sampler::Sampler;
 use crate::monitor::view::PortView;
 use crate::nic::conn::ConnTable;
 use crate::nic::device::Nic;
-use crate::topology::NodeRef;
+use crate::topology::{NodeRef, PortLocs};
 use crate::units::Time;
 
 pub use build::BuildError;
@@ -77,7 +77,7 @@ pub struct Sim {
     pub(crate) switches: Vec<Switch>,
     pub(crate) nics: Vec<Nic>,
     /// Owner and local index of every port, by network-wide id.
-    pub(crate) port_loc: Vec<(NodeRef, u16)>,
+    pub(crate) port_loc: PortLocs,
     pub(crate) starts: FlowStarts,
     pub(crate) retiring: Retiring,
     pub(crate) sampler: Sampler,
@@ -198,14 +198,14 @@ impl Sim {
         let (sw, nics, loc) = (&mut self.switches, &mut self.nics, &self.port_loc);
         let tracked = self.wires_tracked;
         match ev {
-            Event::TxDone(p) => match loc[p as usize] {
+            Event::TxDone(p) => match loc.get(PortId(p)) {
                 (NodeRef::Switch(s), l) => sw[s as usize].on_tx_done(l, ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(ctx),
             },
             Event::LinkArrive { port, pkt } => {
                 Self::on_link_arrive(PortId(port), pkt, tracked, sw, nics, loc, ctx)
             }
-            Event::PauseArrive { port, prio, quanta } => match loc[port as usize] {
+            Event::PauseArrive { port, prio, quanta } => match loc.get(PortId(port)) {
                 (NodeRef::Switch(s), l) => {
                     sw[s as usize].on_pause_arrive(l, Priority(prio), quanta, ctx)
                 }
@@ -213,16 +213,16 @@ impl Sim {
                     nics[h as usize].on_pause_arrive(Priority(prio), quanta, ctx)
                 }
             },
-            Event::PauseExpire { port, prio } => match loc[port as usize] {
+            Event::PauseExpire { port, prio } => match loc.get(PortId(port)) {
                 (NodeRef::Switch(s), l) => sw[s as usize].on_pause_expire(l, Priority(prio), ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_pause_expire(Priority(prio), ctx),
             },
-            Event::PfcRefresh { port, prio } => match loc[port as usize] {
+            Event::PfcRefresh { port, prio } => match loc.get(PortId(port)) {
                 (NodeRef::Switch(s), l) => sw[s as usize].on_pfc_refresh(l, Priority(prio), ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_pfc_refresh(Priority(prio), ctx),
             },
             Event::Forward(p) => {
-                if let (NodeRef::Switch(s), l) = loc[p as usize] {
+                if let (NodeRef::Switch(s), l) = loc.get(PortId(p)) {
                     sw[s as usize].on_forward(l, ctx);
                 }
             }
@@ -245,7 +245,7 @@ impl Sim {
             Event::BitmapRead(h) => nics[h as usize].on_bitmap_read(ctx),
             Event::NicWatchdog(h) => nics[h as usize].on_storm_check(ctx),
             Event::CipRetry(p) => {
-                if let (NodeRef::Switch(s), l) = loc[p as usize] {
+                if let (NodeRef::Switch(s), l) = loc.get(PortId(p)) {
                     sw[s as usize].on_cip_retry(l, ctx);
                 }
             }
@@ -286,11 +286,11 @@ impl Sim {
         tracked: bool,
         sw: &mut [Switch],
         nics: &mut [Nic],
-        loc: &[(NodeRef, u16)],
+        loc: &PortLocs,
         ctx: &mut Ctx,
     ) {
         if tracked {
-            let port: &mut Port = match loc[p.idx()] {
+            let port: &mut Port = match loc.get(p) {
                 (NodeRef::Switch(s), l) => &mut sw[s as usize].ports[l as usize],
                 (NodeRef::Host(h), _) => &mut nics[h as usize].port,
             };
@@ -300,7 +300,7 @@ impl Sim {
             port.wire.pop();
         }
         ctx.monitor.totals.packet_hops += 1;
-        match loc[p.peer().idx()] {
+        match loc.get(p.peer()) {
             (NodeRef::Switch(s), l) => sw[s as usize].on_arrive(l, pkt, ctx),
             (NodeRef::Host(h), _) => nics[h as usize].on_arrive(pkt, ctx),
         }

@@ -64,7 +64,7 @@ impl Sim {
 
     /// The node and local index of port `p`.
     pub(crate) fn port_owner(&self, p: PortId) -> (NodeRef, u16) {
-        self.port_loc[p.idx()]
+        self.port_loc.get(p)
     }
 }
 
@@ -88,7 +88,7 @@ impl Iterator for Hops<'_> {
         }
         self.left -= 1;
         let port = self.sim.ports().port(p);
-        if let NodeRef::Switch(s) = self.sim.port_loc[p.peer().idx()].0 {
+        if let NodeRef::Switch(s) = self.sim.port_loc.get(p.peer()).0 {
             let nh = self.sim.ctx.routes.next_hops(s, self.dst);
             self.next = nh
                 .first()
