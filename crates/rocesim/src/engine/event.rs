@@ -84,6 +84,16 @@ const CLASS_SHIFT: u32 = 58;
 const LOW56: u64 = (1 << 56) - 1;
 
 impl Event {
+    /// The packet of a frame's arrival, 0 for any other event: a prefetch hint only
+    /// (selected without a branch, so packet 0 stands in for "none").
+    #[inline(always)]
+    pub fn arrival_packet(self) -> u32 {
+        match self {
+            Event::LinkArrive { pkt, .. } => pkt,
+            _ => 0,
+        }
+    }
+
     /// The event's place among events due at the same picosecond: its class in the top 6
     /// bits, then the component it names (port, NIC, QP, flow, fault) and any further field
     /// (priority, quanta, start). The queue orders events by (time, class, component and

@@ -156,8 +156,10 @@ impl Sim {
         while let Some((_, ev)) = self.ctx.events.pop_until(limit) {
             // The next arrival's packet is likely a cache miss: start loading it now, one
             // event ahead (the wires' FIFOs gave this hint before arrivals carried packets).
-            if let Some(Event::LinkArrive { pkt, .. }) = self.ctx.events.peek_in_slot() {
-                self.ctx.packets.prefetch(pkt);
+            // Whether the next event is an arrival is a coin toss for the branch predictor,
+            // so any other event prefetches packet 0 instead of branching.
+            if let Some(ev) = self.ctx.events.peek_in_slot() {
+                self.ctx.packets.prefetch(ev.arrival_packet());
             }
             self.events += 1;
             self.dispatch(ev);
