@@ -68,6 +68,25 @@ fn parking_lot_file_reproduces_liu_table_2() {
 }
 
 #[test]
+fn a_switch_with_too_many_ports_is_a_keyed_error() {
+    // A star of 4,097 hosts: one switch with more ports than a port's owner can name
+    // (4,096). The build refuses it with an error naming the switch, and exits 2.
+    let o = rocesim(&[
+        "run",
+        repo().join("scenarios/topo-star.toml").to_str().unwrap(),
+        "--quiet",
+        "--set",
+        "topology.hosts=4097",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("topology: switch `sw0` has 4097 ports; a switch may have at most 4096"),
+        "{err}"
+    );
+}
+
+#[test]
 fn bad_scenario_lists_every_error_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.toml");

@@ -41,6 +41,29 @@ use crate::units::Time;
 #[error("{}", .0.join("\n"))]
 pub struct BuildError(pub Vec<String>);
 
+/// Why a network does not fit [`PortLocs`]: the first switch with too many ports, or the
+/// node counts.
+fn too_large(scenario: &Scenario, plan: &PortPlan) -> String {
+    let topo = &scenario.topology;
+    let big =
+        (plan.switch_ports.iter().enumerate()).find(|(_, p)| p.len() > port_loc::MAX_SWITCH_PORTS);
+    match big {
+        Some((s, p)) => format!(
+            "topology: switch `{}` has {} ports; a switch may have at most {}",
+            topo.switches[s].name,
+            p.len(),
+            port_loc::MAX_SWITCH_PORTS
+        ),
+        None => format!(
+            "topology: {} switches and {} hosts; at most {} switches and {} hosts are supported",
+            topo.switches.len(),
+            topo.hosts.len(),
+            port_loc::MAX_SWITCHES,
+            port_loc::MAX_HOSTS
+        ),
+    }
+}
+
 /// Every port of the network by id, and each node's port ids in local order.
 struct PortPlan {
     ports: Vec<Port>,
@@ -68,13 +91,7 @@ impl Sim {
         }
         let port_loc = PortLocs::new(plan.ports.iter().map(|p| (p.node, p.local)));
         if port_loc.is_none() {
-            errors.push(format!(
-                "topology: too large: rocesim supports at most {} switches of at most {} ports \
-                 each and {} hosts",
-                port_loc::MAX_SWITCHES,
-                port_loc::MAX_SWITCH_PORTS,
-                port_loc::MAX_HOSTS
-            ));
+            errors.push(too_large(&scenario, &plan));
         }
         let mmus = build_mmus(&scenario, &plan, &mut errors);
         if !errors.is_empty() {
