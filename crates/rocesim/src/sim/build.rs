@@ -41,6 +41,25 @@ use crate::units::Time;
 #[error("{}", .0.join("\n"))]
 pub struct BuildError(pub Vec<String>);
 
+/// The owner of every port, checking that each host has one port and that the network fits
+/// [`PortLocs`] (errors go to `errors`).
+fn port_owners(scenario: &Scenario, plan: &PortPlan, errors: &mut Vec<String>) -> Option<PortLocs> {
+    for (h, hp) in plan.host_ports.iter().enumerate() {
+        if hp.len() != 1 {
+            errors.push(format!(
+                "topology: host `{}` has {} links; a host has exactly one NIC port",
+                scenario.topology.hosts[h].name,
+                hp.len()
+            ));
+        }
+    }
+    let port_loc = PortLocs::new(plan.ports.iter().map(|p| (p.node, p.local)));
+    if port_loc.is_none() {
+        errors.push(too_large(scenario, plan));
+    }
+    port_loc
+}
+
 /// Why a network does not fit [`PortLocs`]: the first switch with too many ports, or the
 /// node counts.
 fn too_large(scenario: &Scenario, plan: &PortPlan) -> String {
@@ -80,19 +99,7 @@ impl Sim {
         let groups = super::qp_groups::expand(&mut scenario.flows);
         let mut errors = Vec::new();
         let plan = plan_ports(&scenario);
-        for (h, hp) in plan.host_ports.iter().enumerate() {
-            if hp.len() != 1 {
-                errors.push(format!(
-                    "topology: host `{}` has {} links; a host has exactly one NIC port",
-                    scenario.topology.hosts[h].name,
-                    hp.len()
-                ));
-            }
-        }
-        let port_loc = PortLocs::new(plan.ports.iter().map(|p| (p.node, p.local)));
-        if port_loc.is_none() {
-            errors.push(too_large(&scenario, &plan));
-        }
+        let port_loc = port_owners(&scenario, &plan, &mut errors);
         let mmus = build_mmus(&scenario, &plan, &mut errors);
         if !errors.is_empty() {
             return Err(BuildError(errors));
