@@ -11,7 +11,8 @@
 # benchmarks, shortened, and a few scenarios that exercise congestion control, PFC storms and
 # lossy RDMA), merge the profiles, build again with them (target/pgo), then check that the PGO
 # binary gives byte-identical results to the plain release binary on two small scenarios.
-# The result is target/pgo/release/rocesim. Takes about 6 minutes on 2 cores.
+# The result is target/pgo/release/rocesim (with or without --native: the last build wins).
+# Takes about 7 minutes on 2 cores, 8 with --native.
 #
 # Needs llvm-profdata of the LLVM that rustc uses (`rustc -vV` names it): from
 # `rustup component add llvm-tools`, or the distribution's llvm-N package (Debian/Ubuntu:
