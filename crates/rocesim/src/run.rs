@@ -28,11 +28,16 @@ pub fn run_sim(mut sim: Sim, mut keep_going: impl FnMut(Progress, Duration) -> b
     let started = Instant::now();
     let limit = sim.wall_limit();
     let mut over_limit = false;
-    sim.run(|p| {
+    let mut progress = |p| {
         let elapsed = started.elapsed();
         over_limit = limit.is_some_and(|l| elapsed >= l);
         !over_limit && keep_going(p, elapsed)
-    });
+    };
+    if sim.partitioned() {
+        sim = sim.run_parts(&mut progress);
+    } else {
+        sim.run(progress);
+    }
     let mut r = sim.results(started.elapsed().as_secs_f64());
     if r.incomplete {
         let by = if over_limit {

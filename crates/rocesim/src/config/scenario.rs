@@ -34,6 +34,8 @@ pub struct SimParams {
     /// The most memory the run may be estimated to need before it starts
     /// ([`super::memory`]).
     pub max_memory: crate::units::Bytes,
+    /// Threads the fabric is split across (`sim.threads`; 1: one thread, no partitioning).
+    pub threads: u16,
 }
 
 /// Format of the result tables (`output.format`).

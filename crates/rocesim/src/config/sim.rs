@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 use super::check::Ctx;
-use super::leaf::{choice, Bool, Count, Size, Str, TimeOff, TimeV};
+use super::leaf::{choice, Bool, Count, Int, Size, Str, TimeOff, TimeV};
 use super::scenario::{OutputParams, SimParams, TableFormat};
 use crate::table;
 use crate::units::Time;
@@ -35,6 +35,13 @@ table! {
         /// series samples) is above this size; the error names the key that makes it large.
         /// Default: 80 % of the machine's physical memory.
         max_memory: Size,
+        /// Run the fabric split across this many threads, each simulating a part of it
+        /// (fat-tree pods, or blocks of switches with their hosts) and exchanging the frames
+        /// that cross a cut once per lookahead window (the shortest link delay across a cut).
+        /// Results are byte-identical to one thread. Runs with a sampler, faults, chained
+        /// flows, a warm-up or a deadlock detector that could report are refused with a
+        /// keyed error; see docs/performance.md, "`sim.threads`". Default: `1`.
+        threads: Int<1, 256>,
     }
 }
 
@@ -99,7 +106,9 @@ pub fn sim(ctx: &mut Ctx, t: Option<&Sim>) -> Option<SimParams> {
     let stop_on_deadlock = ctx.or(&t.stop_on_deadlock, false);
     let wall_limit = ctx.or(&t.wall_limit, None);
     let max_memory = ctx.or(&t.max_memory, super::memory::default_max_memory());
+    let threads = ctx.or(&t.threads, 1);
     Some(SimParams {
+        threads: threads? as u16,
         max_memory: max_memory?,
         wall_limit: wall_limit?.map(|t| std::time::Duration::from_nanos(t.ns())),
         stop_when_done: stop_when_done?,

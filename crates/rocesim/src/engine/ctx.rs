@@ -33,6 +33,9 @@ pub struct Ctx {
     /// Which QP of which NIC serves each flow (components only read it; the world fills it
     /// when a flow starts).
     pub conns: ConnTable,
+    /// Events for components another thread simulates, sent during the current window
+    /// (`sim.threads`; always empty on one thread).
+    pub outbox: Vec<super::Remote>,
 }
 
 impl Ctx {

@@ -7,6 +7,7 @@ pub mod ctx;
 pub mod event;
 pub mod flow_window;
 pub mod queue;
+pub mod remote;
 pub mod rng;
 
 pub use arena::PacketArena;
@@ -15,3 +16,4 @@ pub use ctx::Ctx;
 pub use event::Event;
 pub use flow_window::FlowWindow;
 pub use queue::EventQueue;
+pub use remote::Remote;

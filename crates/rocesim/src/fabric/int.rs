@@ -28,6 +28,13 @@ impl IntPool {
         }
     }
 
+    /// Store a copy of record `r` (one that crossed to this thread); returns its handle.
+    pub fn insert(&mut self, r: IntRecord) -> u32 {
+        let h = self.alloc();
+        self.records[h as usize] = r;
+        h
+    }
+
     /// Release a record. It stays readable until the next [`IntPool::alloc`].
     #[inline]
     pub fn free(&mut self, h: u32) {

@@ -60,6 +60,9 @@ pub struct Channel {
     pub loss: Loss,
     /// The random stream of `Loss::Random` (set with it).
     pub rng: Option<Box<SimRng>>,
+    /// The peer is simulated by another thread (`sim.threads`): a frame put on the channel
+    /// goes to the outbox ([`crate::engine::Ctx::send_remote`]) instead of the event queue.
+    pub cut: bool,
 }
 
 impl Default for Channel {
@@ -70,15 +73,17 @@ impl Default for Channel {
             up: true,
             loss: Loss::None,
             rng: None,
+            cut: false,
         }
     }
 }
 
 impl Channel {
-    /// Up, without injected loss and without a FIFO: a frame put on it simply arrives.
+    /// Up, without injected loss, without a FIFO and not cut: a frame put on it simply
+    /// arrives.
     #[inline]
     pub fn is_plain(&self) -> bool {
-        self.up && self.loss == Loss::None && !self.tracked
+        self.up && self.loss == Loss::None && !self.tracked && !self.cut
     }
     /// Put a frame on the channel; returns true if it became the head (schedule its arrival).
     #[inline]

@@ -13,7 +13,7 @@
 
 use super::link::Loss;
 use super::port::Port;
-use crate::engine::{Ctx, Event};
+use crate::engine::{Ctx, Event, Remote};
 use crate::ids::Priority;
 use crate::monitor::PfcDir;
 use crate::packet::PFC_WIRE;
@@ -177,7 +177,15 @@ impl Port {
         } else if self.wire.up {
             let port = self.id.peer().0;
             let prio = prio.0;
-            ctx.schedule(at, Event::PauseArrive { port, prio, quanta });
+            let ev = Event::PauseArrive { port, prio, quanta };
+            match self.wire.cut {
+                true => ctx.outbox.push(Remote {
+                    at,
+                    ev,
+                    frame: None,
+                }),
+                false => ctx.schedule(at, ev),
+            }
         }
         if quanta > 0 {
             ctx.monitor.port_prio[self.id.idx()][prio].pause_tx += 1;

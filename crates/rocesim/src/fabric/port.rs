@@ -315,6 +315,10 @@ impl Port {
         if ch.tracked {
             ch.push(arrive, pkt);
         }
+        if ch.cut {
+            ctx.send_remote(arrive, self.id.0, pkt);
+            return false;
+        }
         true
     }
 
@@ -331,6 +335,12 @@ impl Port {
             self.wire.rng = rng;
         }
         self.wire.loss = loss;
+        self.wire_plain = self.wire.is_plain();
+    }
+
+    /// The wire's peer is simulated by another thread (`sim.threads`).
+    pub fn cut_wire(&mut self) {
+        self.wire.cut = true;
         self.wire_plain = self.wire.is_plain();
     }
 

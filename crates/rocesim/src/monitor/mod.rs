@@ -8,6 +8,7 @@ pub mod deadlock;
 pub mod failures;
 pub mod flow_table;
 pub mod isolation;
+pub mod merge;
 pub mod pingmesh;
 pub mod recorder;
 pub mod results;

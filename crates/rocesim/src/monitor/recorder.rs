@@ -120,7 +120,7 @@ pub struct Monitor {
     pub totals: Totals,
     /// The pause log.
     pub pfc_log: Vec<PfcLogEntry>,
-    max_pfc_log: usize,
+    pub(super) max_pfc_log: usize,
     /// Congestion statistics per (port, queue), when any switch marks ECN.
     pub cps: Vec<CongestionPoint>,
     /// Whether each (port, queue) is congested now (a compact copy of `cps`' state).

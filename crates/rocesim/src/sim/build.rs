@@ -91,8 +91,14 @@ struct PortPlan {
 }
 
 impl Sim {
-    /// Build the world for `scenario`.
-    pub fn new(mut scenario: Scenario) -> Result<Sim, BuildError> {
+    /// Build the world for `scenario` (part 0 of it, when `sim.threads` splits it).
+    pub fn new(scenario: Scenario) -> Result<Sim, BuildError> {
+        Self::build(scenario, 0)
+    }
+
+    /// Build the world for `scenario`; with `sim.threads` > 1, as part `part` of it
+    /// (`sim/threads.rs`).
+    pub(super) fn build(mut scenario: Scenario, part: u16) -> Result<Sim, BuildError> {
         if scenario.flows.iter().any(|f| f.mem().qps > 1) {
             scenario.list_streams();
         }
@@ -136,6 +142,7 @@ impl Sim {
                 monitor: Monitor::new(nports, nflows, congestion, out.max_pfc_log),
                 routes,
                 conns: ConnTable::new(nflows),
+                outbox: Vec::new(),
             },
             switches,
             nics,
@@ -154,6 +161,9 @@ impl Sim {
             wires_tracked: false,
             sampled: false,
             groups,
+            part: None,
+            merged: None,
+            flow_start_events: 0,
             scenario,
         };
         sim.sampler.counters = crate::monitor::counter_sampler::CounterSampler::new(
@@ -161,6 +171,9 @@ impl Sim {
         );
         if sim.scenario.faults.iter().any(|f| f.kind.downs_a_link()) {
             sim.track_wires();
+        }
+        if sim.scenario.sim.threads > 1 {
+            sim.become_part(part)?;
         }
         sim.schedule_initial();
         Ok(sim)
@@ -179,13 +192,20 @@ impl Sim {
     /// The first events: watchdog polls, deadlock checks, flow starts, samples, faults.
     fn schedule_initial(&mut self) {
         for (s, p) in self.scenario.switches.iter().enumerate() {
-            if let Some(w) = p.pfc_watchdog {
+            let mine = self
+                .part
+                .as_ref()
+                .is_none_or(|part| part.has_switch(s as u32));
+            if let (Some(w), true) = (p.pfc_watchdog, mine) {
                 self.ctx
                     .events
                     .schedule(w.poll_interval, Event::WatchdogPoll(s as u32));
             }
         }
-        if self.detector.interval > Time::ZERO {
+        // A partitioned run's detector cannot report (`threads::unsupported`); it runs in
+        // part 0 alone, so that the run counts its events as one thread does.
+        let first = self.part.as_ref().is_none_or(|p| p.index == 0);
+        if self.detector.interval > Time::ZERO && first {
             self.ctx
                 .events
                 .schedule(self.detector.interval, Event::DeadlockCheck);

@@ -145,7 +145,10 @@ impl Sim {
     }
 
     /// Payload bytes of each held flow's data packets still inside the network.
-    fn inflight_by_flow(&self) -> FlowWindow<u64> {
+    pub(super) fn inflight_by_flow(&self) -> FlowWindow<u64> {
+        if let Some(m) = &self.merged {
+            return m.inflight.clone();
+        }
         let flows = &self.ctx.monitor.flows;
         let mut v = FlowWindow::default();
         v.release_below(flows.base());

@@ -14,11 +14,13 @@ mod faults;
 mod flow_rows;
 mod isolation;
 mod nic_results;
+mod partition;
 mod paths;
 mod qp_groups;
 mod results;
 mod retire;
 mod spill;
+mod threads;
 mod traffic;
 mod warnings;
 
@@ -99,6 +101,13 @@ pub struct Sim {
     pub(crate) spill: spill::Spill,
     /// The QPs of flows with `qps > 1` (`None` when every flow is one QP).
     pub(crate) groups: Option<qp_groups::QpGroups>,
+    /// The nodes this world simulates, when it is one part of a partitioned run
+    /// (`sim.threads`; `None`: all of them).
+    pub(crate) part: Option<Box<partition::Part>>,
+    /// What the parts of a partitioned run counted of packets they held, once merged.
+    pub(crate) merged: Option<Box<threads::Merged>>,
+    /// `FlowStart` events handled (every part of a partitioned run handles each).
+    pub(crate) flow_start_events: u64,
 }
 
 impl Sim {
@@ -106,6 +115,12 @@ impl Sim {
     #[inline]
     pub fn now(&self) -> Time {
         self.ctx.events.now()
+    }
+
+    /// This world is one part of a run split across threads (`sim.threads`): run it with
+    /// [`crate::run::run_sim`], which runs the other parts beside it.
+    pub fn partitioned(&self) -> bool {
+        self.part.is_some()
     }
 
     /// Events processed so far.
@@ -145,6 +160,7 @@ impl Sim {
             self.open_stats_window();
         }
         self.sample_final();
+        self.ctx.monitor.sort_logs();
     }
 
     /// Handle the events due up to `limit`; true when the run stopped early (an interrupt, a
@@ -253,6 +269,7 @@ impl Sim {
             }
             Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
             Event::FlowStart => {
+                self.flow_start_events += 1;
                 self.on_flow_start();
                 self.attention = true;
             }

@@ -88,13 +88,24 @@ impl Sim {
                 rx[peer * 8 + prio.idx()] = (c.packets - lp, c.bytes - lb);
             }
         }
-        for (p, id) in self.frames_on_wires() {
-            let pkt = self.ctx.packets.get(id);
+        for (p, pkt) in self.wire_frames() {
             let r = &mut rx[p.peer().idx() * 8 + pkt.tc as usize];
             r.0 -= 1;
             r.1 -= pkt.wire as u64;
         }
         rx
+    }
+
+    /// The frames on the wires now (copies), with the port that sent each; in a merged
+    /// partitioned run, those the parts held.
+    pub(crate) fn wire_frames(&self) -> Vec<(PortId, crate::packet::Packet)> {
+        if let Some(m) = &self.merged {
+            return m.on_wires.clone();
+        }
+        let frames = self.frames_on_wires().into_iter();
+        frames
+            .map(|(p, id)| (p, *self.ctx.packets.get(id)))
+            .collect()
     }
 
     /// The frames on the wires now, with the port that sent each: their pending arrivals, or

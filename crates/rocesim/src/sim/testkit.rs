@@ -23,6 +23,7 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
             stop_on_deadlock: false,
             wall_limit: None,
             max_memory: crate::config::memory::default_max_memory(),
+            threads: 1,
         },
         switches: vec![SwitchParams::default(); topo.switches.len()],
         nics: vec![NicParams::default(); topo.hosts.len()],

@@ -1,0 +1,334 @@
+//! A partitioned run (`sim.threads = N`, issue 17): the fabric split into N parts
+//! (`sim/partition.rs`), each a world of its own on its own thread, run in windows of one
+//! lookahead with conservative synchronisation, then merged into one world for the results.
+//!
+//! Every part builds the whole world from the scenario but simulates only its own nodes:
+//! its event queue holds their events only. Flow starts are the one event every part
+//! handles: each opens both ends of every flow (the bookkeeping is the same everywhere), but
+//! only the sender's part lets the NIC send. A frame or PFC frame for another part's node
+//! goes to the outbox (`engine/remote.rs`). At the end of each window the parts swap
+//! outboxes at a barrier; since an event's key names its component, not who scheduled it,
+//! each part runs its events in the order one thread would, and the results are
+//! byte-identical to one thread's.
+//!
+//! What needs the whole fabric at one instant (samplers, faults, chained flows, the deadlock
+//! detector, ECN's per-flow congestion points, congestion isolation, QP groups, a warm-up)
+//! is refused by [`unsupported`]. A run that would stop early because every flow is done
+//! (`sim.stop_when_done`) is noticed at the window where that happens and run again on one
+//! thread, since one thread stops at the very event that completes the last flow.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::{Barrier, Mutex};
+
+use super::partition::{self, Owners, Part};
+use super::{BuildError, Progress, Sim};
+use crate::config::Scenario;
+use crate::engine::{Event, FlowWindow, Remote};
+use crate::ids::PortId;
+use crate::packet::Packet;
+use crate::units::Time;
+
+/// What the parts of a partitioned run held of packets at its end, added up before their
+/// components were gathered into one world (a component's packet handles name its own
+/// part's arena).
+#[derive(Debug)]
+pub(crate) struct Merged {
+    /// Payload bytes of each flow's data packets inside the network.
+    pub inflight: FlowWindow<u64>,
+    /// The frames on the wires, with the port that sent each.
+    pub on_wires: Vec<(PortId, Packet)>,
+}
+
+/// What `sc` asks for that a partitioned run cannot do yet, one keyed message each.
+pub(crate) fn unsupported(sc: &Scenario) -> Vec<String> {
+    let n = sc.sim.threads;
+    let mut errs = Vec::new();
+    let mut refuse = |key: &str, what: &str, fix: &str| {
+        errs.push(format!(
+            "{key}: {what}, which a run split across threads (sim.threads = {n}) cannot do \
+             yet; {fix}, or set sim.threads = 1"
+        ))
+    };
+    let off = "set it to \"off\"";
+    let out = &sc.output;
+    if out.throughput_interval.is_some() {
+        refuse("output.throughput_interval", "samples every flow", off);
+    }
+    if out.queue_sample_interval.is_some() {
+        refuse("output.queue_sample_interval", "samples every queue", off);
+    }
+    if out.counters_interval.is_some() {
+        refuse("output.counters_interval", "samples every port", off);
+    }
+    if sc.sim.warmup > Time::ZERO {
+        refuse("sim.warmup", "snapshots every counter", "remove it");
+    }
+    let dd = sc.sim.deadlock_detection;
+    if dd > Time::ZERO && dd < sc.sim.duration {
+        let fix = "set it to \"off\" or to at least sim.duration";
+        refuse("sim.deadlock_detection", "could report a deadlock", fix);
+    }
+    if !sc.faults.is_empty() {
+        refuse("faults", "change the whole fabric at once", "remove them");
+    }
+    if sc.flows.iter().any(|f| f.after.is_some()) {
+        refuse("flows.after", "chains flows across hosts", "remove it");
+    }
+    if sc.flows.iter().any(|f| f.mem().qps > 1) {
+        refuse("flows.qps", "spreads a flow over QPs", "use one QP a flow");
+    }
+    if sc.switches.iter().any(|s| s.ecn.is_some()) {
+        let what = "marks ECN (a flow's congestion points span the fabric)";
+        refuse("switch.ecn", what, "remove it");
+    }
+    if sc.switches.iter().any(|s| s.isolation.is_some()) {
+        refuse("switch.isolation", "isolates flows", "remove it");
+    }
+    errs
+}
+
+impl Sim {
+    /// Make this world part `index` of a partitioned run: check that the scenario can be
+    /// split, split it, and mark the wires that cross a cut.
+    pub(super) fn become_part(&mut self, index: u16) -> Result<(), BuildError> {
+        let errs = unsupported(&self.scenario);
+        if !errs.is_empty() {
+            return Err(BuildError(errs));
+        }
+        let owners = partition::split(self, self.scenario.sim.threads);
+        if partition::lookahead(self, &owners) == Some(Time::ZERO) {
+            return Err(BuildError(vec![format!(
+                "sim.threads: a link with no propagation delay joins two parts of the fabric \
+                 (sim.threads = {}), so the parts could not run ahead of each other; give \
+                 the links a delay, or set sim.threads = 1",
+                self.scenario.sim.threads
+            )]));
+        }
+        partition::cut_wires(self, &owners);
+        self.part = Some(Box::new(Part { index, owners }));
+        Ok(())
+    }
+
+    /// Run this part (0) and the others, each on a thread, to the end; return the merged
+    /// world (or the world run again on one thread, see the module doc).
+    pub(crate) fn run_parts(self, progress: &mut impl FnMut(Progress) -> bool) -> Sim {
+        let sc = self.scenario.clone();
+        let n = sc.sim.threads as usize;
+        let Some(part) = self.part.as_deref() else {
+            return self;
+        };
+        let owners = part.owners.clone();
+        let window = partition::lookahead(&self, &owners).unwrap_or(Time::NEVER);
+        let sync = Sync::new(n, self.starts.finite_left, owners);
+        let rest: Vec<Sim> = std::thread::scope(|s| {
+            let sc = &sc;
+            let built: Vec<_> = (1..n as u16)
+                .map(|i| s.spawn(move || build_part(sc.clone(), i)))
+                .collect();
+            built
+                .into_iter()
+                .filter_map(|h| h.join().ok().flatten())
+                .collect()
+        });
+        if rest.len() + 1 != n {
+            return self.on_one_thread(progress);
+        }
+        let parts = std::thread::scope(|s| {
+            let sync = &sync;
+            let handles: Vec<_> = (rest.into_iter())
+                .map(|p| s.spawn(move || p.run_part(sync, window, &mut |_| true)))
+                .collect();
+            let mut parts = vec![self.run_part(sync, window, progress)];
+            parts.extend(handles.into_iter().filter_map(|h| h.join().ok()));
+            parts
+        });
+        if parts.len() != n {
+            return one_thread(sc, progress);
+        }
+        if sync.all_done.load(Ordering::Relaxed) {
+            return one_thread(sc, progress);
+        }
+        merge(parts, sync.finite)
+    }
+
+    /// This world, built again without parts and run on one thread.
+    fn on_one_thread(self, progress: &mut impl FnMut(Progress) -> bool) -> Sim {
+        one_thread(self.scenario, progress)
+    }
+
+    /// Run this part window by window to the end, exchanging outboxes with the other parts
+    /// at a barrier after each window.
+    fn run_part(
+        mut self,
+        sync: &Sync,
+        window: Time,
+        progress: &mut impl FnMut(Progress) -> bool,
+    ) -> Sim {
+        let me = self.part.as_ref().map_or(0, |p| p.index) as usize;
+        let end = self.end;
+        // The parts stop together, at a window's end.
+        let stop_when_done = std::mem::replace(&mut self.scenario.sim.stop_when_done, false);
+        self.open_stats_window();
+        let mut keep = |p: Progress| {
+            if !progress(p) {
+                sync.stop.store(true, Ordering::Relaxed);
+            }
+            true
+        };
+        let mut from = Time::ZERO;
+        loop {
+            let to = Time(from.0.saturating_add(window.0).min(end.0.saturating_add(1)));
+            self.run_until(Time(to.0 - 1), &mut keep);
+            self.post(sync, me);
+            sync.barrier.wait();
+            self.collect(sync, me);
+            let stop = sync.stop.load(Ordering::Relaxed);
+            let done = stop_when_done && sync.all_flows_done(&self);
+            sync.barrier.wait();
+            if stop || done || to > end {
+                self.interrupted = stop;
+                sync.all_done.store(done && !stop, Ordering::Relaxed);
+                break;
+            }
+            from = to;
+        }
+        if !self.interrupted {
+            self.ctx.events.advance_to(end);
+        }
+        self.scenario.sim.stop_when_done = stop_when_done;
+        self
+    }
+
+    /// Hand this window's outbox to the parts it names; report the flows completed here.
+    fn post(&mut self, sync: &Sync, me: usize) {
+        let n = sync.left.len();
+        let mut out = std::mem::take(&mut self.ctx.outbox);
+        for m in out.drain(..) {
+            let to = match m.ev {
+                Event::LinkArrive { port, .. } => PortId(port).peer(),
+                Event::PauseArrive { port, .. } => PortId(port),
+                _ => continue,
+            };
+            let to = sync.owners.of_port(&self, to) as usize;
+            if let Ok(mut b) = sync.boxes[to * n + me].lock() {
+                b.push(m);
+            }
+        }
+        self.ctx.outbox = out;
+        sync.left[me].store(self.starts.finite_left, Ordering::Relaxed);
+    }
+
+    /// Schedule what the other parts sent here, in the order of the parts.
+    fn collect(&mut self, sync: &Sync, me: usize) {
+        let n = sync.left.len();
+        for from in 0..n {
+            if let Ok(mut b) = sync.boxes[me * n + from].lock() {
+                for m in b.drain(..) {
+                    self.ctx.receive_remote(m);
+                }
+            }
+        }
+    }
+
+    /// The packets this part holds, as the merged world counts them.
+    fn held(&self) -> Merged {
+        let on_wires = self.wire_frames();
+        Merged {
+            inflight: self.inflight_by_flow(),
+            on_wires,
+        }
+    }
+}
+
+/// Build part `index` of the run of `sc` (`None` if it cannot be built, which the first
+/// part's build rules out).
+fn build_part(sc: Scenario, index: u16) -> Option<Sim> {
+    Sim::build(sc, index).ok()
+}
+
+/// `sc` built without parts and run on one thread.
+fn one_thread(mut sc: Scenario, progress: &mut impl FnMut(Progress) -> bool) -> Sim {
+    sc.sim.threads = 1;
+    match Sim::new(sc) {
+        Ok(mut sim) => {
+            sim.run(progress);
+            sim
+        }
+        Err(e) => unreachable!("a scenario built once builds again: {e:?}"),
+    }
+}
+
+/// What the parts share: the outboxes (part `to` × parts + part `from`), a barrier, the
+/// finite flows each part has left, and whether to stop.
+struct Sync {
+    boxes: Vec<Mutex<Vec<Remote>>>,
+    barrier: Barrier,
+    left: Vec<AtomicUsize>,
+    /// Finite flows at the start (each part counts down those its senders complete).
+    finite: usize,
+    owners: Owners,
+    stop: AtomicBool,
+    all_done: AtomicBool,
+}
+
+impl Sync {
+    fn new(n: usize, finite: usize, owners: Owners) -> Sync {
+        Sync {
+            boxes: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
+            barrier: Barrier::new(n),
+            left: (0..n).map(|_| AtomicUsize::new(finite)).collect(),
+            finite,
+            owners,
+            stop: AtomicBool::new(false),
+            all_done: AtomicBool::new(false),
+        }
+    }
+
+    /// Every finite flow has completed in some part, and none is long-lived or still to
+    /// start (what `FlowStarts::all_done` says on one thread).
+    fn all_flows_done(&self, sim: &Sim) -> bool {
+        let completed: usize = (self.left.iter())
+            .map(|l| self.finite - l.load(Ordering::Relaxed))
+            .sum();
+        let mut starts_left = sim.starts.next < sim.starts.order.len();
+        starts_left |= sim.starts.streams.iter().any(|s| s.head.is_some());
+        completed >= self.finite && !sim.starts.has_infinite && !starts_left
+    }
+}
+
+/// Gather the parts' components and records into part 0's world.
+fn merge(parts: Vec<Sim>, finite: usize) -> Sim {
+    let held: Vec<Merged> = parts.iter().map(Sim::held).collect();
+    let mut it = parts.into_iter();
+    let Some(mut world) = it.next() else {
+        unreachable!("a partitioned run has parts")
+    };
+    let owners = world.part.take().map(|p| p.owners);
+    let Some(owners) = owners else {
+        return world;
+    };
+    for (i, mut p) in it.enumerate() {
+        let i = (i + 1) as u16;
+        for (s, _) in owners.switches.iter().enumerate().filter(|(_, &o)| o == i) {
+            std::mem::swap(&mut world.switches[s], &mut p.switches[s]);
+        }
+        for (h, _) in owners.hosts.iter().enumerate().filter(|(_, &o)| o == i) {
+            std::mem::swap(&mut world.nics[h], &mut p.nics[h]);
+        }
+        world.ctx.monitor.merge(&p.ctx.monitor);
+        world.events += p.events - p.flow_start_events;
+        world.starts.finite_left -= finite - p.starts.finite_left;
+        world.interrupted |= p.interrupted;
+    }
+    world.ctx.monitor.sort_logs();
+    let mut all = held.into_iter();
+    let mut m = all.next().unwrap_or_else(|| unreachable!());
+    for h in all {
+        for f in m.inflight.base()..m.inflight.end() {
+            m.inflight[f] += h.inflight.get(f).copied().unwrap_or(0);
+        }
+        m.on_wires.extend(h.on_wires);
+    }
+    world.merged = Some(Box::new(m));
+    world
+}
