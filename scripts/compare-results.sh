@@ -11,6 +11,11 @@
 # Options:
 #   --set KEY=VALUE   passed to every run of both binaries (repeatable), e.g.
 #                     --set sim.duration=1ms to shorten every scenario
+#   --set-b KEY=VALUE passed to the runs of BIN_B only (repeatable), e.g. the same binary
+#                     twice with --set-b sim.threads=2 (a run split across threads must give
+#                     one thread's results); a run BIN_B refuses with exit code 2 while
+#                     BIN_A ran is listed as "refused" (with its first error), not as a
+#                     difference
 #   --skip-slow       skip the slowest files (two-podsets, the S1 and S4 benchmarks)
 #   --only REGEX      run only the files whose path matches REGEX (grep -E)
 #   -h, --help        this text
@@ -30,6 +35,7 @@ usage() {
 
 SLOW_RE='scenarios/two-podsets\.toml|benches/s1(-[a-z]+)?\.toml|benches/s4\.toml'
 sets=()
+sets_b=()
 skip_slow=0
 only=''
 pos=()
@@ -37,6 +43,7 @@ while [ $# -gt 0 ]; do
     case "$1" in
         --set) [ $# -ge 2 ] || { usage >&2; exit 2; }; sets+=(--set "$2"); shift 2 ;;
         --set=*) sets+=(--set "${1#--set=}"); shift ;;
+        --set-b) [ $# -ge 2 ] || { usage >&2; exit 2; }; sets_b+=(--set "$2"); shift 2 ;;
         --skip-slow) skip_slow=1; shift ;;
         --only) [ $# -ge 2 ] || { usage >&2; exit 2; }; only="$2"; shift 2 ;;
         -h|--help) usage; exit 0 ;;
@@ -71,9 +78,10 @@ normalize() {
 # Runs one file with one binary into DIR; writes DIR/.exit with the exit code.
 run_one() {
     local bin=$1 file=$2 dir=$3
+    shift 3
     rm -rf "$dir"
     mkdir -p "$dir"
-    "$bin" run "$file" --quiet --out "$dir" ${sets[@]+"${sets[@]}"} \
+    "$bin" run "$file" --quiet --out "$dir" ${sets[@]+"${sets[@]}"} "$@" \
         >"$dir/.stdout" 2>"$dir/.stderr"
     echo $? >"$dir/.exit"
 }
@@ -96,6 +104,7 @@ differing_files() {
 
 status=0
 count=0
+refused=0
 for file in scenarios/*.toml benches/*.toml; do
     [ -f "$file" ] || continue
     if [ -n "$only" ] && ! echo "$file" | grep -qE "$only"; then continue; fi
@@ -105,7 +114,14 @@ for file in scenarios/*.toml benches/*.toml; do
     fi
     name=$(echo "${file%.toml}" | tr '/' '-')
     run_one "$bin_a" "$file" "$out/a/$name"
-    run_one "$bin_b" "$file" "$out/b/$name"
+    run_one "$bin_b" "$file" "$out/b/$name" ${sets_b[@]+"${sets_b[@]}"}
+    if [ ${#sets_b[@]} -gt 0 ] && [ "$(cat "$out/b/$name/.exit")" = 2 ] &&
+        [ "$(cat "$out/a/$name/.exit")" != 2 ]; then
+        why=$(grep -m 1 '^error: ' "$out/b/$name/.stderr" | sed 's/^error: [^:]*: //')
+        printf '%-10s  %s: %s\n' refused "$file" "${why:0:150}"
+        refused=$((refused + 1))
+        continue
+    fi
     diffs=$(differing_files "$out/a/$name" "$out/b/$name" | tr '\n' ' ')
     count=$((count + 1))
     if [ -z "$diffs" ]; then
@@ -116,7 +132,7 @@ for file in scenarios/*.toml benches/*.toml; do
     fi
 done
 if [ $status = 0 ]; then
-    echo "all $count identical (results in $out)"
+    echo "all $count identical, $refused refused by BIN_B (results in $out)"
 else
     echo "some results differ (results in $out)"
 fi

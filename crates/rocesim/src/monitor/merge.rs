@@ -1,16 +1,26 @@
 //! Merging the recorders of a partitioned run's parts (`sim.threads`). Every count is made
 //! in exactly one part (the one simulating the component that counts it) and is zero in the
 //! others, so counts add up; a flow's completion is seen by its sender's part and its
-//! delivery by its receiver's, so the earliest time of each wins. The logs are concatenated
-//! and put in their canonical order by [`Monitor::sort_logs`].
+//! delivery by its receiver's, so the earliest time of each wins. A congestion point's
+//! statistics come whole from the part simulating its switch. (Each part keeps its own cache
+//! of the congestion points a flow was last marked at, which only saves pushing a flow's
+//! host pair to a point's list again; the results read that list as a set.) The logs are
+//! concatenated and put in their canonical order by [`Monitor::sort_logs`].
 
 use super::recorder::{Monitor, Totals};
 use super::IsoCounters;
-use crate::ids::{Priority, QueueId};
+use crate::ids::{PortId, Priority, QueueId};
 
 impl Monitor {
-    /// Add what `other`, another part of the same run, recorded.
-    pub fn merge(&mut self, other: &Monitor) {
+    /// Add what `other`, another part of the same run, recorded; `theirs` says which ports
+    /// that part simulates (their congestion points are taken whole from it).
+    pub fn merge(&mut self, other: &Monitor, theirs: impl Fn(PortId) -> bool) {
+        for (i, cp) in other.cps.iter().enumerate() {
+            if theirs(PortId((i / 8) as u32)) {
+                self.cps[i] = cp.clone();
+                self.cp_state[i] = other.cp_state[i];
+            }
+        }
         for (a, b) in self.port_prio.iter_mut().zip(&other.port_prio) {
             for p in Priority::all() {
                 let (x, y) = (&mut a[p], &b[p]);
@@ -76,8 +86,9 @@ impl Monitor {
     }
 
     /// Put the logs in their canonical order: by time, then port, priority and direction
-    /// (a stable sort, so one port's entries at one time keep the order they were made
-    /// in), and keep the first `output.max_pfc_log` pause-log rows.
+    /// (isolation events: switch, port and flow; ended pauses: by their end), a stable sort,
+    /// so the entries one component made at one time keep the order it made them in; keep
+    /// the first `output.max_pfc_log` pause-log rows.
     pub fn sort_logs(&mut self) {
         self.pfc_log
             .sort_by_key(|e| (e.time, e.port.0, e.prio.0, e.dir as u8));
@@ -88,7 +99,7 @@ impl Monitor {
         }
         self.wd_log.sort_by_key(|e| (e.time, e.port.0, e.prio.0));
         (self.pause_intervals).sort_by_key(|&(p, prio, start, d)| (start + d, p.0, prio.0));
-        self.iso_events.sort_by_key(|e| e.time);
+        (self.iso_events).sort_by_key(|e| (e.time, e.switch, e.port.0, e.flow));
     }
 }
 

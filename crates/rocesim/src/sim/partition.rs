@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use super::Sim;
 use crate::ids::PortId;
-use crate::topology::NodeRef;
+use crate::topology::{NodeRef, PortLocs};
 use crate::units::Time;
 
 /// Which part simulates each node of a partitioned run.
@@ -28,8 +28,8 @@ pub(crate) struct Owners {
 
 impl Owners {
     /// The part that simulates port `p`'s node.
-    pub fn of_port(&self, sim: &Sim, p: PortId) -> u16 {
-        match sim.port_loc.get(p) {
+    pub fn of_port(&self, loc: &PortLocs, p: PortId) -> u16 {
+        match loc.get(p) {
             (NodeRef::Switch(s), _) => self.switches[s as usize],
             (NodeRef::Host(h), _) => self.hosts[h as usize],
         }
@@ -165,7 +165,7 @@ pub(crate) fn split(sim: &Sim, n: u16) -> Owners {
 pub(crate) fn lookahead(sim: &Sim, owners: &Owners) -> Option<Time> {
     (0..sim.port_loc.len() as u32)
         .map(PortId)
-        .filter(|&p| owners.of_port(sim, p) != owners.of_port(sim, p.peer()))
+        .filter(|&p| owners.of_port(&sim.port_loc, p) != owners.of_port(&sim.port_loc, p.peer()))
         .map(|p| sim.ports().port(p).delay)
         .min()
 }
@@ -174,7 +174,7 @@ pub(crate) fn lookahead(sim: &Sim, owners: &Owners) -> Option<Time> {
 pub(crate) fn cut_wires(sim: &mut Sim, owners: &Owners) {
     for p in 0..sim.port_loc.len() as u32 {
         let p = PortId(p);
-        if owners.of_port(sim, p) == owners.of_port(sim, p.peer()) {
+        if owners.of_port(&sim.port_loc, p) == owners.of_port(&sim.port_loc, p.peer()) {
             continue;
         }
         match sim.port_loc.get(p) {

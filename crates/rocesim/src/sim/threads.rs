@@ -11,9 +11,8 @@
 //! each part runs its events in the order one thread would, and the results are
 //! byte-identical to one thread's.
 //!
-//! What needs the whole fabric at one instant (samplers, faults, chained flows, the deadlock
-//! detector, ECN's per-flow congestion points, congestion isolation, QP groups, a warm-up)
-//! is refused by [`unsupported`]. A run that would stop early because every flow is done
+//! What needs the whole fabric at one instant (samplers, faults, chained flows, a deadlock
+//! detector that could report, QP groups) is refused by [`unsupported`]. A run that would stop early because every flow is done
 //! (`sim.stop_when_done`) is noticed at the window where that happens and run again on one
 //! thread, since one thread stops at the very event that completes the last flow.
 
@@ -60,9 +59,6 @@ pub(crate) fn unsupported(sc: &Scenario) -> Vec<String> {
     if out.counters_interval.is_some() {
         refuse("output.counters_interval", "samples every port", off);
     }
-    if sc.sim.warmup > Time::ZERO {
-        refuse("sim.warmup", "snapshots every counter", "remove it");
-    }
     let dd = sc.sim.deadlock_detection;
     if dd > Time::ZERO && dd < sc.sim.duration {
         let fix = "set it to \"off\" or to at least sim.duration";
@@ -76,13 +72,6 @@ pub(crate) fn unsupported(sc: &Scenario) -> Vec<String> {
     }
     if sc.flows.iter().any(|f| f.mem().qps > 1) {
         refuse("flows.qps", "spreads a flow over QPs", "use one QP a flow");
-    }
-    if sc.switches.iter().any(|s| s.ecn.is_some()) {
-        let what = "marks ECN (a flow's congestion points span the fabric)";
-        refuse("switch.ecn", what, "remove it");
-    }
-    if sc.switches.iter().any(|s| s.isolation.is_some()) {
-        refuse("switch.isolation", "isolates flows", "remove it");
     }
     errs
 }
@@ -168,7 +157,7 @@ impl Sim {
         let end = self.end;
         // The parts stop together, at a window's end.
         let stop_when_done = std::mem::replace(&mut self.scenario.sim.stop_when_done, false);
-        self.open_stats_window();
+        let warmup = self.scenario.sim.warmup;
         let mut keep = |p: Progress| {
             if !progress(p) {
                 sync.stop.store(true, Ordering::Relaxed);
@@ -177,7 +166,15 @@ impl Sim {
         };
         let mut from = Time::ZERO;
         loop {
-            let to = Time(from.0.saturating_add(window.0).min(end.0.saturating_add(1)));
+            // The statistics window opens before the first event at or after the warm-up,
+            // when every part has run every event before it.
+            if !self.warmup_done && from >= warmup {
+                self.open_stats_window();
+            }
+            let mut to = Time(from.0.saturating_add(window.0).min(end.0.saturating_add(1)));
+            if from < warmup {
+                to = to.min(warmup);
+            }
             self.run_until(Time(to.0 - 1), &mut keep);
             self.post(sync, me);
             sync.barrier.wait();
@@ -195,6 +192,9 @@ impl Sim {
         if !self.interrupted {
             self.ctx.events.advance_to(end);
         }
+        if !self.warmup_done {
+            self.open_stats_window();
+        }
         self.scenario.sim.stop_when_done = stop_when_done;
         self
     }
@@ -209,7 +209,7 @@ impl Sim {
                 Event::PauseArrive { port, .. } => PortId(port),
                 _ => continue,
             };
-            let to = sync.owners.of_port(&self, to) as usize;
+            let to = sync.owners.of_port(&self.port_loc, to) as usize;
             if let Ok(mut b) = sync.boxes[to * n + me].lock() {
                 b.push(m);
             }
@@ -315,7 +315,9 @@ fn merge(parts: Vec<Sim>, finite: usize) -> Sim {
         for (h, _) in owners.hosts.iter().enumerate().filter(|(_, &o)| o == i) {
             std::mem::swap(&mut world.nics[h], &mut p.nics[h]);
         }
-        world.ctx.monitor.merge(&p.ctx.monitor);
+        let loc = &world.port_loc;
+        let theirs = |port: PortId| owners.of_port(loc, port) == i;
+        world.ctx.monitor.merge(&p.ctx.monitor, theirs);
         world.events += p.events - p.flow_start_events;
         world.starts.finite_left -= finite - p.starts.finite_left;
         world.interrupted |= p.interrupted;
