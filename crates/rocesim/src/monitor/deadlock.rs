@@ -42,6 +42,51 @@ pub struct Deadlock {
     pub flows: Vec<u32>,
 }
 
+/// What a check sees of the wait-for graph, before its cycles are looked for: the stuck
+/// nodes (port × 8 + priority, ascending), the waits of each in the order its queue holds
+/// them ((waiting node, node waited for), whether or not the first is stuck), and, when
+/// asked, the flows queued at each stuck node.
+#[derive(Clone, Debug, Default)]
+pub struct Waits {
+    /// Stuck nodes, ascending.
+    pub nodes: Vec<u32>,
+    /// (upstream node, stuck node) pairs, grouped by stuck node in `nodes`' order.
+    pub waits: Vec<(u32, u32)>,
+    /// (stuck node, flow) pairs, when the local phase was given an arena.
+    pub flows: Vec<(u32, u32)>,
+}
+
+impl Waits {
+    /// Join the waits of the parts of a partitioned run (each stuck node is in one part), in
+    /// the order one check of the whole network makes them.
+    pub fn join(parts: Vec<Waits>) -> Waits {
+        let mut w = Waits::default();
+        for p in parts {
+            w.nodes.extend(p.nodes);
+            w.waits.extend(p.waits);
+            w.flows.extend(p.flows);
+        }
+        w.nodes.sort_unstable();
+        let pos = |n: u32| w.nodes.binary_search(&n).unwrap_or(usize::MAX);
+        let order: Vec<usize> = w.waits.iter().map(|&(_, n)| pos(n)).collect();
+        let mut idx: Vec<usize> = (0..w.waits.len()).collect();
+        idx.sort_by_key(|&i| order[i]);
+        w.waits = idx.into_iter().map(|i| w.waits[i]).collect();
+        w
+    }
+
+    /// The flows queued at these nodes, ascending.
+    pub fn flows_of(&self, nodes: &[u32]) -> Vec<u32> {
+        let mut f: Vec<u32> = (self.flows.iter())
+            .filter(|(n, _)| nodes.contains(n))
+            .map(|&(_, f)| f)
+            .collect();
+        f.sort_unstable();
+        f.dedup();
+        f
+    }
+}
+
 /// Detector state.
 #[derive(Clone, Debug, Default)]
 pub struct Detector {
@@ -79,19 +124,40 @@ impl Detector {
         monitor: &Monitor,
         arena: &PacketArena,
     ) -> bool {
-        if monitor.paused_count == 0 && self.candidates.is_empty() {
+        if self.idle(monitor.paused_count) {
             return false;
         }
-        let n = ports.len();
-        let (is_node, nodes) = self.stuck_nodes(ports, monitor);
+        let waits = self.local(ports, monitor, None);
+        self.conclude(now, &waits, |c| flows_in(c, ports, arena))
+    }
+
+    /// Nothing is paused (`paused`: egress priorities paused network-wide) and no cycle is
+    /// being watched: a check would find nothing and change nothing.
+    pub fn idle(&self, paused: u32) -> bool {
+        paused == 0 && self.candidates.is_empty()
+    }
+
+    /// What one part of a partitioned run (or the whole network) sees: its stuck nodes, in
+    /// node order, and whom each waits for. With `arena`, also the flows queued at each
+    /// stuck node. Updates the transmit counts the next check compares against.
+    pub fn local(
+        &mut self,
+        ports: PortView,
+        monitor: &Monitor,
+        arena: Option<&PacketArena>,
+    ) -> Waits {
+        let nodes = self.stuck_nodes(ports, monitor);
         for (i, c) in monitor.tx.iter().enumerate() {
             self.tx_seen[i] = c.packets;
         }
-        let mut edges: Vec<(u32, u32)> = Vec::new();
+        let mut w = Waits::default();
         for &node in &nodes {
             let port = ports.port(PortId(node / 8));
             let mut seen: Vec<u32> = Vec::new();
             for e in queue_of(port, node) {
+                if let Some(a) = arena {
+                    w.flows.push((node, a.get(e.pkt).flow));
+                }
                 let Some(in_port) = ingress_port(ports, port, e) else {
                     continue;
                 };
@@ -99,20 +165,26 @@ impl Detector {
                     continue;
                 }
                 seen.push(in_port.0);
-                let up = in_port.peer().0 * 8 + e.tc.0 as u32;
-                if is_node[up as usize] {
-                    edges.push((up, node));
-                }
+                w.waits.push((in_port.peer().0 * 8 + e.tc.0 as u32, node));
             }
         }
-        debug_assert_eq!(is_node.len(), n * 8);
-        let cycles = strongly_connected_cycles(&nodes, &edges);
-        self.track_cycles(cycles, now, ports, arena)
+        w.nodes = nodes;
+        w
+    }
+
+    /// The cycles among the stuck nodes of `w` (the whole network's), tracked from check to
+    /// check; reports those that persisted, with their flows (`flows`). Returns true when a
+    /// new deadlock was reported.
+    pub fn conclude(&mut self, now: Time, w: &Waits, flows: impl Fn(&[u32]) -> Vec<u32>) -> bool {
+        let edges: Vec<(u32, u32)> = (w.waits.iter().copied())
+            .filter(|(up, _)| w.nodes.binary_search(up).is_ok())
+            .collect();
+        let cycles = strongly_connected_cycles(&w.nodes, &edges);
+        self.track_cycles(cycles, now, flows)
     }
 
     /// Nodes: paused, non-empty, not draining.
-    fn stuck_nodes(&self, ports: PortView, monitor: &Monitor) -> (Vec<bool>, Vec<u32>) {
-        let mut is_node = vec![false; ports.len() * 8];
+    fn stuck_nodes(&self, ports: PortView, monitor: &Monitor) -> Vec<u32> {
         let mut nodes = Vec::new();
         for (p, port) in ports.iter() {
             for prio in Priority::in_mask(port.pause.mask & !port.pause_ignore) {
@@ -120,20 +192,18 @@ impl Detector {
                 let ti = monitor.tx_index(p, prio);
                 let q = port.queue_of(prio);
                 if port.nonempty & q.bit() != 0 && monitor.tx[ti].packets == self.tx_seen[ti] {
-                    is_node[i] = true;
                     nodes.push(i as u32);
                 }
             }
         }
-        (is_node, nodes)
+        nodes
     }
 
     fn track_cycles(
         &mut self,
         cycles: Vec<Vec<u32>>,
         now: Time,
-        ports: PortView,
-        arena: &PacketArena,
+        flows: impl Fn(&[u32]) -> Vec<u32>,
     ) -> bool {
         let mut keep = Vec::new();
         let mut reported = false;
@@ -152,7 +222,7 @@ impl Detector {
             if !cand.reported && now - cand.since >= self.persist {
                 cand.reported = true;
                 reported = true;
-                let flows = flows_in(&c, ports, arena);
+                let flows = flows(&c);
                 self.found.push(Deadlock {
                     formed: cand.since,
                     detected: now,

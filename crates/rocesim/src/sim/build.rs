@@ -202,10 +202,8 @@ impl Sim {
                     .schedule(w.poll_interval, Event::WatchdogPoll(s as u32));
             }
         }
-        // A partitioned run's detector cannot report (`threads::unsupported`); it runs in
-        // part 0 alone, so that the run counts its events as one thread does.
-        let first = self.part.as_ref().is_none_or(|p| p.index == 0);
-        if self.detector.interval > Time::ZERO && first {
+        // A partitioned run checks for deadlocks between windows (`sim/threads.rs`).
+        if self.detector.interval > Time::ZERO && self.part.is_none() {
             self.ctx
                 .events
                 .schedule(self.detector.interval, Event::DeadlockCheck);

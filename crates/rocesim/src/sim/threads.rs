@@ -11,8 +11,9 @@
 //! each part runs its events in the order one thread would, and the results are
 //! byte-identical to one thread's.
 //!
-//! What needs the whole fabric at one instant (samplers, faults, chained flows, a deadlock
-//! detector that could report, QP groups) is refused by [`unsupported`]. A run that would stop early because every flow is done
+//! The deadlock detector needs the whole fabric at one instant: windows end at its checks,
+//! each part reports its stuck queues and part 0 looks for cycles among them. What else
+//! needs the whole fabric (samplers, faults, chained flows, QP groups) is refused by [`unsupported`]. A run that would stop early because every flow is done
 //! (`sim.stop_when_done`) is noticed at the window where that happens and run again on one
 //! thread, since one thread stops at the very event that completes the last flow.
 
@@ -24,6 +25,8 @@ use super::{BuildError, Progress, Sim};
 use crate::config::Scenario;
 use crate::engine::{Event, FlowWindow, Remote};
 use crate::ids::PortId;
+use crate::monitor::deadlock::Waits;
+use crate::monitor::view::PortView;
 use crate::packet::Packet;
 use crate::units::Time;
 
@@ -58,11 +61,6 @@ pub(crate) fn unsupported(sc: &Scenario) -> Vec<String> {
     }
     if out.counters_interval.is_some() {
         refuse("output.counters_interval", "samples every port", off);
-    }
-    let dd = sc.sim.deadlock_detection;
-    if dd > Time::ZERO && dd < sc.sim.duration {
-        let fix = "set it to \"off\" or to at least sim.duration";
-        refuse("sim.deadlock_detection", "could report a deadlock", fix);
     }
     if !sc.faults.is_empty() {
         refuse("faults", "change the whole fabric at once", "remove them");
@@ -164,6 +162,12 @@ impl Sim {
             }
             true
         };
+        let interval = self.detector.interval;
+        let mut check_at = if interval > Time::ZERO {
+            interval
+        } else {
+            Time::NEVER
+        };
         let mut from = Time::ZERO;
         loop {
             // The statistics window opens before the first event at or after the warm-up,
@@ -175,6 +179,9 @@ impl Sim {
             if from < warmup {
                 to = to.min(warmup);
             }
+            if check_at <= end {
+                to = to.min(Time(check_at.0 + 1));
+            }
             self.run_until(Time(to.0 - 1), &mut keep);
             self.post(sync, me);
             sync.barrier.wait();
@@ -182,6 +189,16 @@ impl Sim {
             let stop = sync.stop.load(Ordering::Relaxed);
             let done = stop_when_done && sync.all_flows_done(&self);
             sync.barrier.wait();
+            let mut deadlock = false;
+            if to.0 - 1 == check_at.0 {
+                deadlock = self.check_deadlocks(sync, me, check_at);
+                check_at = check_at + interval;
+            }
+            if deadlock {
+                self.ctx.events.advance_to(Time(to.0 - 1));
+                self.stop_requested = true;
+                break;
+            }
             if stop || done || to > end {
                 self.interrupted = stop;
                 sync.all_done.store(done && !stop, Ordering::Relaxed);
@@ -189,7 +206,7 @@ impl Sim {
             }
             from = to;
         }
-        if !self.interrupted {
+        if !self.interrupted && !self.stop_requested {
             self.ctx.events.advance_to(end);
         }
         if !self.warmup_done {
@@ -197,6 +214,48 @@ impl Sim {
         }
         self.scenario.sim.stop_when_done = stop_when_done;
         self
+    }
+
+    /// The deadlock check due at `now`, which every part has run up to: each part finds
+    /// its stuck nodes and their waits, and part 0 (which keeps the detector's cycles) looks
+    /// for cycles among them all. True when the run stops on a deadlock found now
+    /// (`sim.stop_on_deadlock`).
+    fn check_deadlocks(&mut self, sync: &Sync, me: usize, now: Time) -> bool {
+        if me == 0 {
+            // One event on one thread.
+            self.events += 1;
+            (sync.watching).store(!self.detector.idle(0), Ordering::Relaxed);
+        }
+        let paused = self.ctx.monitor.paused_count as usize;
+        sync.paused[me].store(paused, Ordering::Relaxed);
+        sync.barrier.wait();
+        let paused: usize = sync.paused.iter().map(|p| p.load(Ordering::Relaxed)).sum();
+        if paused == 0 && !sync.watching.load(Ordering::Relaxed) {
+            sync.barrier.wait();
+            return false;
+        }
+        let ports = PortView {
+            switches: &self.switches,
+            nics: &self.nics,
+            loc: &self.port_loc,
+        };
+        let mine = (self.detector).local(ports, &self.ctx.monitor, Some(&self.ctx.packets));
+        if let Ok(mut w) = sync.waits.lock() {
+            w[me] = mine;
+        }
+        sync.barrier.wait();
+        if me == 0 {
+            let parts = sync.waits.lock().map(|mut w| std::mem::take(&mut *w));
+            let w = Waits::join(parts.unwrap_or_default());
+            let found = self.detector.conclude(now, &w, |c| w.flows_of(c));
+            let stop = found && self.scenario.sim.stop_on_deadlock;
+            sync.deadlock.store(stop, Ordering::Relaxed);
+            if let Ok(mut w) = sync.waits.lock() {
+                w.resize_with(sync.paused.len(), Waits::default);
+            }
+        }
+        sync.barrier.wait();
+        sync.deadlock.load(Ordering::Relaxed)
     }
 
     /// Hand this window's outbox to the parts it names; report the flows completed here.
@@ -269,6 +328,14 @@ struct Sync {
     owners: Owners,
     stop: AtomicBool,
     all_done: AtomicBool,
+    /// Egress priorities paused in each part (at a deadlock check).
+    paused: Vec<AtomicUsize>,
+    /// Part 0's detector watches a cycle.
+    watching: AtomicBool,
+    /// Each part's stuck nodes and waits (at a deadlock check).
+    waits: Mutex<Vec<Waits>>,
+    /// A deadlock was found and the run stops on it.
+    deadlock: AtomicBool,
 }
 
 impl Sync {
@@ -281,6 +348,10 @@ impl Sync {
             owners,
             stop: AtomicBool::new(false),
             all_done: AtomicBool::new(false),
+            paused: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+            watching: AtomicBool::new(false),
+            waits: Mutex::new(vec![Waits::default(); n]),
+            deadlock: AtomicBool::new(false),
         }
     }
 
