@@ -2,6 +2,7 @@
 //! (time, sequence), a packet arena with `u32` handles, and seeded random streams.
 
 pub mod arena;
+pub mod barrier;
 pub mod chunk_file;
 pub mod ctx;
 pub mod event;

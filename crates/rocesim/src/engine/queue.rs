@@ -356,6 +356,17 @@ impl EventQueue {
             .map(|Reverse(e)| (Time(e.time), e.event));
         wheel.chain(far)
     }
+    /// A time no pending event is due before: the start of the earliest non-empty slot,
+    /// or the overflow heap's first event (`Time::NEVER` when nothing is pending). A run
+    /// split across threads skips the windows in which no part has anything to do.
+    pub fn next_bound(&self) -> Time {
+        let far = self.overflow.peek().map_or(u64::MAX, |Reverse(e)| e.time());
+        let near = match self.next {
+            u64::MAX => u64::MAX,
+            slot => slot << SLOT_SHIFT,
+        };
+        Time(near.min(far))
+    }
     /// Number of pending events.
     pub fn len(&self) -> usize {
         self.in_wheel + self.overflow.len()

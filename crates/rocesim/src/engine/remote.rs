@@ -46,8 +46,8 @@ impl Ctx {
     }
 
     /// Schedule an event another thread sent here, its frame (if any) copied into this
-    /// thread's arena.
-    pub fn receive_remote(&mut self, m: Remote) {
+    /// thread's arena; returns the frame's arrival time and handle.
+    pub fn receive_remote(&mut self, m: Remote) -> Option<(Time, u32)> {
         let ev = match (m.ev, m.frame) {
             (Event::LinkArrive { port, .. }, Some((mut p, int))) => {
                 if let Some(r) = int {
@@ -59,5 +59,9 @@ impl Ctx {
             (ev, _) => ev,
         };
         self.events.schedule(m.at, ev);
+        match ev {
+            Event::LinkArrive { pkt, .. } => Some((m.at, pkt)),
+            _ => None,
+        }
     }
 }

@@ -312,7 +312,8 @@ impl Port {
             ctx.drop_packet(pkt);
             return false;
         }
-        if ch.tracked {
+        // A cut wire's frames are kept by the part that receives them.
+        if ch.tracked && !ch.cut {
             ch.push(arrive, pkt);
         }
         if ch.cut {

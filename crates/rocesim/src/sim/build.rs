@@ -163,7 +163,7 @@ impl Sim {
             groups,
             part: None,
             merged: None,
-            flow_start_events: 0,
+            global_events: 0,
             scenario,
         };
         sim.sampler.counters = crate::monitor::counter_sampler::CounterSampler::new(

@@ -15,8 +15,10 @@ impl Sim {
         let kind = self.scenario.faults[index as usize].kind.clone();
         match kind {
             FaultKind::NicRxStall { host } => {
-                let ctx = &mut self.ctx;
-                self.nics[host as usize].set_rx_stall(start, ctx);
+                if self.part.as_ref().is_none_or(|p| p.has_host(host)) {
+                    let ctx = &mut self.ctx;
+                    self.nics[host as usize].set_rx_stall(start, ctx);
+                }
             }
             FaultKind::LinkDown { link, reconverge } | FaultKind::LinkUp { link, reconverge } => {
                 let up = matches!(kind, FaultKind::LinkUp { .. }) == start;
@@ -63,7 +65,10 @@ impl Sim {
         }
     }
 
-    /// Take link `link` down (its ports lose what they hold) or bring it up.
+    /// Take link `link` down (its ports lose what they hold) or bring it up. Every part of a
+    /// partitioned run changes the link's state (routing reads it) and flushes both ends
+    /// (the frames on a wire that crosses a cut are held by the receiving part); only the
+    /// part simulating an end restarts it.
     fn set_link(&mut self, link: u32, up: bool) {
         let ends = [PortId(2 * link), PortId(2 * link + 1)];
         if !up {
@@ -80,6 +85,11 @@ impl Sim {
         }
         if up {
             for p in ends {
+                if let Some(part) = &self.part {
+                    if !part.has_port(&self.port_loc, p) {
+                        continue;
+                    }
+                }
                 let ctx = &mut self.ctx;
                 match self.port_loc.get(p) {
                     (NodeRef::Switch(s), l) => self.switches[s as usize].try_send(l, ctx),
@@ -90,7 +100,7 @@ impl Sim {
     }
 
     /// Port `p`, mutably (for fault injection).
-    fn port_mut(&mut self, p: PortId) -> &mut crate::fabric::port::Port {
+    pub(super) fn port_mut(&mut self, p: PortId) -> &mut crate::fabric::port::Port {
         match self.port_loc.get(p) {
             (NodeRef::Switch(s), l) => &mut self.switches[s as usize].ports[l as usize],
             (NodeRef::Host(h), _) => &mut self.nics[h as usize].port,

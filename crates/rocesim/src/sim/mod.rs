@@ -106,8 +106,8 @@ pub struct Sim {
     pub(crate) part: Option<Box<partition::Part>>,
     /// What the parts of a partitioned run counted of packets they held, once merged.
     pub(crate) merged: Option<Box<threads::Merged>>,
-    /// `FlowStart` events handled (every part of a partitioned run handles each).
-    pub(crate) flow_start_events: u64,
+    /// Events every part of a partitioned run handles (`FlowStart`, `Fault`, `Reroute`).
+    pub(crate) global_events: u64,
 }
 
 impl Sim {
@@ -269,7 +269,7 @@ impl Sim {
             }
             Event::WatchdogPoll(s) => sw[s as usize].on_watchdog_poll(ctx),
             Event::FlowStart => {
-                self.flow_start_events += 1;
+                self.global_events += 1;
                 self.on_flow_start();
                 self.attention = true;
             }
@@ -281,13 +281,19 @@ impl Sim {
                 self.on_deadlock_check();
                 self.attention = true;
             }
-            Event::Reroute => self.reroute(),
+            Event::Reroute => {
+                self.global_events += 1;
+                self.reroute()
+            }
             Event::Sample => {
                 self.on_sample();
                 self.attention = true;
                 self.sampled = true;
             }
-            Event::Fault { index, start } => self.on_fault(index, start),
+            Event::Fault { index, start } => {
+                self.global_events += 1;
+                self.on_fault(index, start)
+            }
         }
         if !self.ctx.monitor.completed.is_empty() {
             self.on_completions();

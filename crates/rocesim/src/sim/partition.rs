@@ -52,6 +52,11 @@ impl Part {
         self.owners.hosts[h as usize] == self.index
     }
 
+    /// This part simulates port `p`'s node.
+    pub fn has_port(&self, loc: &PortLocs, p: PortId) -> bool {
+        self.owners.of_port(loc, p) == self.index
+    }
+
     /// This part simulates switch `s`.
     #[inline]
     pub fn has_switch(&self, s: u32) -> bool {

@@ -12,17 +12,19 @@
 //! byte-identical to one thread's.
 //!
 //! The deadlock detector needs the whole fabric at one instant: windows end at its checks,
-//! each part reports its stuck queues and part 0 looks for cycles among them. What else
-//! needs the whole fabric (samplers, faults, chained flows, QP groups) is refused by [`unsupported`]. A run that would stop early because every flow is done
+//! each part reports its stuck queues and part 0 looks for cycles among them. Windows also end
+//! before each fault, which every part applies. What else needs the whole fabric (samplers,
+//! chained flows, QP groups) is refused by [`unsupported`]. A run that would stop early because every flow is done
 //! (`sim.stop_when_done`) is noticed at the window where that happens and run again on one
 //! thread, since one thread stops at the very event that completes the last flow.
 
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::{Barrier, Mutex};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
 
 use super::partition::{self, Owners, Part};
 use super::{BuildError, Progress, Sim};
 use crate::config::Scenario;
+use crate::engine::barrier::SpinBarrier;
 use crate::engine::{Event, FlowWindow, Remote};
 use crate::ids::PortId;
 use crate::monitor::deadlock::Waits;
@@ -61,9 +63,6 @@ pub(crate) fn unsupported(sc: &Scenario) -> Vec<String> {
     }
     if out.counters_interval.is_some() {
         refuse("output.counters_interval", "samples every port", off);
-    }
-    if !sc.faults.is_empty() {
-        refuse("faults", "change the whole fabric at once", "remove them");
     }
     if sc.flows.iter().any(|f| f.after.is_some()) {
         refuse("flows.after", "chains flows across hosts", "remove it");
@@ -162,6 +161,7 @@ impl Sim {
             }
             true
         };
+        let faults = self.fault_times();
         let interval = self.detector.interval;
         let mut check_at = if interval > Time::ZERO {
             interval
@@ -182,13 +182,19 @@ impl Sim {
             if check_at <= end {
                 to = to.min(Time(check_at.0 + 1));
             }
+            // A fault changes both ends of a link at once: every part runs up to it first.
+            if let Some(&t) = faults.iter().find(|&&t| t > from) {
+                to = to.min(t);
+            }
             self.run_until(Time(to.0 - 1), &mut keep);
             self.post(sync, me);
             sync.barrier.wait();
             self.collect(sync, me);
             let stop = sync.stop.load(Ordering::Relaxed);
             let done = stop_when_done && sync.all_flows_done(&self);
+            sync.next[me].store(self.ctx.events.next_bound().0, Ordering::Relaxed);
             sync.barrier.wait();
+            let idle_until = (sync.next.iter()).map(|t| t.load(Ordering::Relaxed)).min();
             let mut deadlock = false;
             if to.0 - 1 == check_at.0 {
                 deadlock = self.check_deadlocks(sync, me, check_at);
@@ -204,7 +210,19 @@ impl Sim {
                 sync.all_done.store(done && !stop, Ordering::Relaxed);
                 break;
             }
-            from = to;
+            // Skip the windows where no part has an event, up to what must start a window.
+            let mut must = check_at.min(Time(end.0 + 1));
+            must = must.min(
+                faults
+                    .iter()
+                    .copied()
+                    .find(|&t| t > to)
+                    .unwrap_or(Time::NEVER),
+            );
+            if !self.warmup_done && warmup > to {
+                must = must.min(warmup);
+            }
+            from = to.max(Time(idle_until.unwrap_or(u64::MAX)).min(must));
         }
         if !self.interrupted && !self.stop_requested {
             self.ctx.events.advance_to(end);
@@ -283,10 +301,28 @@ impl Sim {
         for from in 0..n {
             if let Ok(mut b) = sync.boxes[me * n + from].lock() {
                 for m in b.drain(..) {
-                    self.ctx.receive_remote(m);
+                    let sender = match m.ev {
+                        Event::LinkArrive { port, .. } => Some(PortId(port)),
+                        _ => None,
+                    };
+                    let frame = self.ctx.receive_remote(m);
+                    // With links that can go down, the receiving part keeps the frames on
+                    // a cut wire (see `Sim::set_link`).
+                    if let (Some(p), Some((at, pkt)), true) = (sender, frame, self.wires_tracked) {
+                        self.port_mut(p).wire.push(at, pkt);
+                    }
                 }
             }
         }
+    }
+
+    /// When the scenario's faults start and clear, ascending.
+    fn fault_times(&self) -> Vec<Time> {
+        let f = self.scenario.faults.iter();
+        let mut t: Vec<Time> = f.flat_map(|f| [Some(f.at), f.until]).flatten().collect();
+        t.sort_unstable();
+        t.dedup();
+        t
     }
 
     /// The packets this part holds, as the merged world counts them.
@@ -321,13 +357,15 @@ fn one_thread(mut sc: Scenario, progress: &mut impl FnMut(Progress) -> bool) -> 
 /// finite flows each part has left, and whether to stop.
 struct Sync {
     boxes: Vec<Mutex<Vec<Remote>>>,
-    barrier: Barrier,
+    barrier: SpinBarrier,
     left: Vec<AtomicUsize>,
     /// Finite flows at the start (each part counts down those its senders complete).
     finite: usize,
     owners: Owners,
     stop: AtomicBool,
     all_done: AtomicBool,
+    /// No event of each part is due before this time (ps), after a window's exchange.
+    next: Vec<AtomicU64>,
     /// Egress priorities paused in each part (at a deadlock check).
     paused: Vec<AtomicUsize>,
     /// Part 0's detector watches a cycle.
@@ -342,13 +380,14 @@ impl Sync {
     fn new(n: usize, finite: usize, owners: Owners) -> Sync {
         Sync {
             boxes: (0..n * n).map(|_| Mutex::new(Vec::new())).collect(),
-            barrier: Barrier::new(n),
+            barrier: SpinBarrier::new(n),
             left: (0..n).map(|_| AtomicUsize::new(finite)).collect(),
             finite,
             owners,
             stop: AtomicBool::new(false),
             all_done: AtomicBool::new(false),
             paused: (0..n).map(|_| AtomicUsize::new(0)).collect(),
+            next: (0..n).map(|_| AtomicU64::new(0)).collect(),
             watching: AtomicBool::new(false),
             waits: Mutex::new(vec![Waits::default(); n]),
             deadlock: AtomicBool::new(false),
@@ -389,7 +428,7 @@ fn merge(parts: Vec<Sim>, finite: usize) -> Sim {
         let loc = &world.port_loc;
         let theirs = |port: PortId| owners.of_port(loc, port) == i;
         world.ctx.monitor.merge(&p.ctx.monitor, theirs);
-        world.events += p.events - p.flow_start_events;
+        world.events += p.events - p.global_events;
         world.starts.finite_left -= finite - p.starts.finite_left;
         world.interrupted |= p.interrupted;
     }
