@@ -13,6 +13,7 @@ pub mod pingmesh;
 pub mod recorder;
 pub mod results;
 pub mod sampler;
+pub mod split_samples;
 pub mod view;
 pub use counters::{FlowCounters, PortPrioCounters, QueueCounters, TxCounters};
 pub use flow_table::FlowTable;

@@ -34,6 +34,27 @@ pub struct Sampler {
     /// Switch (port, queue)s seen non-empty at some sample: reported at every sample after,
     /// empty or not, so a plot never draws a ramp across an empty spell.
     seen: Vec<u8>,
+    /// In one part of a run split across threads: what this part sees of the flows'
+    /// throughput, joined with the other parts' when they are merged.
+    pub split: Option<Box<super::split_samples::SplitSamples>>,
+}
+
+/// Which ends of a flow the sampling world simulates (both, unless it is one part of a run
+/// split across threads).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Role {
+    /// The sender: it knows the flow's completion and congestion control.
+    pub send: bool,
+    /// The receiver: it counts the flow's delivered bytes.
+    pub recv: bool,
+}
+
+impl Role {
+    /// Both ends.
+    pub const WHOLE: Role = Role {
+        send: true,
+        recv: true,
+    };
 }
 
 impl Sampler {
@@ -62,10 +83,11 @@ impl Sampler {
         now: Time,
         flows: &mut FlowWindow<FlowRecord>,
         cc: impl Fn(u32) -> (Option<Rate>, Option<u64>),
+        role: impl Fn(u32) -> Role,
         switches: &[Switch],
     ) -> Time {
         if now >= self.next_tput {
-            self.sample_throughput(now, flows, cc);
+            self.sample_throughput(now, flows, cc, role);
             self.next_tput = now + self.throughput_interval.expect("scheduled");
         }
         if now >= self.next_queue {
@@ -75,12 +97,17 @@ impl Sampler {
         self.next_tput.min(self.next_queue)
     }
 
-    /// Delivered throughput of every flow active in (last, now].
+    /// Delivered throughput of every flow active in (last, now]. `role(flow)` says which
+    /// ends of the flow this world simulates: a part of a split run records the delivered
+    /// counts of the flows it receives (`split`) and the rates of those it sends, and the
+    /// throughput rows are made when the parts are merged
+    /// ([`super::split_samples::SplitSamples::throughput`]).
     pub fn sample_throughput(
         &mut self,
         now: Time,
         flows: &mut FlowWindow<FlowRecord>,
         cc: impl Fn(u32) -> (Option<Rate>, Option<u64>),
+        role: impl Fn(u32) -> Role,
     ) {
         let dt = now.saturating_sub(self.last);
         if dt == Time::ZERO {
@@ -91,12 +118,21 @@ impl Sampler {
         let seen = &mut self.delivered_at_sample;
         seen.release_below(flows.base());
         seen.extend_to(flows.end(), 0);
+        let mut split = self.split.take();
         for (i, f) in flows.iter_mut() {
             let active = f.start < now && f.done_at().is_none_or(|d| d > last);
-            if active {
+            let r = role(i);
+            if let Some(s) = split
+                .as_mut()
+                .filter(|_| r.recv && f.c.delivered != seen[i])
+            {
+                s.delivered.push((now, i, f.c.delivered));
+            }
+            if active && split.is_none() {
                 let bytes = f.c.delivered.saturating_sub(seen[i]);
-                let gbps = bytes as f64 * 8.0 / (dt.ps() as f64 * 1e-12) * 1e-9;
-                self.throughput.push((now, i, gbps));
+                self.throughput.push((now, i, gbps(bytes, dt)));
+            }
+            if active && r.send {
                 let (rate, window) = cc(i);
                 if rate.is_some() || window.is_some() {
                     let gbps = rate.map_or(f64::NAN, |r| r.gbps_f64());
@@ -105,6 +141,10 @@ impl Sampler {
             }
             seen[i] = f.c.delivered;
         }
+        if let Some(s) = split.as_mut() {
+            s.times.push(now);
+        }
+        self.split = split;
         self.last = now;
     }
 
@@ -126,4 +166,9 @@ impl Sampler {
             }
         }
     }
+}
+
+/// `bytes` delivered over `dt`, in Gb/s.
+pub(super) fn gbps(bytes: u64, dt: Time) -> f64 {
+    bytes as f64 * 8.0 / (dt.ps() as f64 * 1e-12) * 1e-9
 }

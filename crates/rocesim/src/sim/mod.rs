@@ -13,6 +13,7 @@ mod describe;
 mod faults;
 mod flow_rows;
 mod isolation;
+mod merge;
 mod nic_results;
 mod partition;
 mod paths;
@@ -50,7 +51,7 @@ use crate::fabric::port::Port;
 use crate::fabric::switch::Switch;
 use crate::ids::{FlowId, PortId, Priority};
 use crate::monitor::deadlock::Detector;
-use crate::monitor::sampler::Sampler;
+use crate::monitor::sampler::{Role, Sampler};
 use crate::monitor::view::PortView;
 use crate::nic::conn::ConnTable;
 use crate::nic::device::Nic;
@@ -106,7 +107,8 @@ pub struct Sim {
     pub(crate) part: Option<Box<partition::Part>>,
     /// What the parts of a partitioned run counted of packets they held, once merged.
     pub(crate) merged: Option<Box<threads::Merged>>,
-    /// Events every part of a partitioned run handles (`FlowStart`, `Fault`, `Reroute`).
+    /// Events every part of a partitioned run handles (`FlowStart`, `Fault`, `Reroute`,
+    /// `Sample`).
     pub(crate) global_events: u64,
 }
 
@@ -286,6 +288,7 @@ impl Sim {
                 self.reroute()
             }
             Event::Sample => {
+                self.global_events += 1;
                 self.on_sample();
                 self.attention = true;
                 self.sampled = true;
@@ -363,8 +366,9 @@ impl Sim {
         let now = self.now();
         let (nics, conns) = (&self.nics, &self.ctx.conns);
         let cc = |f: u32| flow_cc(nics, conns, f);
-        self.sampler
-            .sample(now, &mut self.ctx.monitor.flows, cc, &self.switches);
+        let role = |f: u32| flow_role(self.part.as_deref(), conns, f);
+        let flows = &mut self.ctx.monitor.flows;
+        (self.sampler).sample(now, flows, cc, role, &self.switches);
         (self.sampler.counters).sample_due(now, &self.switches, &self.ctx.monitor);
         let next = self.sampler.first();
         if next <= self.end {
@@ -373,13 +377,14 @@ impl Sim {
     }
 
     /// A last throughput sample at the end of the run, so the series covers it.
-    fn sample_final(&mut self) {
+    pub(crate) fn sample_final(&mut self) {
         let now = self.now();
         if self.sampler.throughput_interval.is_some() && now > self.sampler.last {
             let (nics, conns) = (&self.nics, &self.ctx.conns);
             let cc = |f: u32| flow_cc(nics, conns, f);
-            self.sampler
-                .sample_throughput(now, &mut self.ctx.monitor.flows, cc);
+            let role = |f: u32| flow_role(self.part.as_deref(), conns, f);
+            let flows = &mut self.ctx.monitor.flows;
+            (self.sampler).sample_throughput(now, flows, cc, role);
         }
         (self.sampler.counters).sample_final(now, &self.switches, &self.ctx.monitor);
     }
@@ -387,6 +392,19 @@ impl Sim {
     fn open_stats_window(&mut self) {
         self.warmup_done = true;
         self.ctx.monitor.open_stats_window();
+    }
+}
+
+/// Which ends of flow `f` a world simulates: both, unless it is `part` of a split run.
+fn flow_role(part: Option<&partition::Part>, conns: &ConnTable, f: u32) -> Role {
+    let Some(part) = part else {
+        return Role::WHOLE;
+    };
+    let c = conns.get(crate::ids::FlowId(f));
+    let here = |h: u32| (part.owners.hosts.get(h as usize)) == Some(&part.index);
+    Role {
+        send: here(c.src),
+        recv: here(c.dst),
     }
 }
 

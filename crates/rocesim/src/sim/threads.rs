@@ -53,17 +53,6 @@ pub(crate) fn unsupported(sc: &Scenario) -> Vec<String> {
              yet; {fix}, or set sim.threads = 1"
         ))
     };
-    let off = "set it to \"off\"";
-    let out = &sc.output;
-    if out.throughput_interval.is_some() {
-        refuse("output.throughput_interval", "samples every flow", off);
-    }
-    if out.queue_sample_interval.is_some() {
-        refuse("output.queue_sample_interval", "samples every queue", off);
-    }
-    if out.counters_interval.is_some() {
-        refuse("output.counters_interval", "samples every port", off);
-    }
     if sc.flows.iter().any(|f| f.after.is_some()) {
         refuse("flows.after", "chains flows across hosts", "remove it");
     }
@@ -92,6 +81,7 @@ impl Sim {
         }
         partition::cut_wires(self, &owners);
         self.part = Some(Box::new(Part { index, owners }));
+        self.sampler.split = Some(Box::default());
         Ok(())
     }
 
@@ -134,7 +124,7 @@ impl Sim {
         if sync.all_done.load(Ordering::Relaxed) {
             return one_thread(sc, progress);
         }
-        merge(parts, sync.finite)
+        super::merge::merge(parts, sync.finite)
     }
 
     /// This world, built again without parts and run on one thread.
@@ -230,6 +220,7 @@ impl Sim {
         if !self.warmup_done {
             self.open_stats_window();
         }
+        self.sample_final();
         self.scenario.sim.stop_when_done = stop_when_done;
         self
     }
@@ -326,7 +317,7 @@ impl Sim {
     }
 
     /// The packets this part holds, as the merged world counts them.
-    fn held(&self) -> Merged {
+    pub(super) fn held(&self) -> Merged {
         let on_wires = self.wire_frames();
         Merged {
             inflight: self.inflight_by_flow(),
@@ -404,43 +395,4 @@ impl Sync {
         starts_left |= sim.starts.streams.iter().any(|s| s.head.is_some());
         completed >= self.finite && !sim.starts.has_infinite && !starts_left
     }
-}
-
-/// Gather the parts' components and records into part 0's world.
-fn merge(parts: Vec<Sim>, finite: usize) -> Sim {
-    let held: Vec<Merged> = parts.iter().map(Sim::held).collect();
-    let mut it = parts.into_iter();
-    let Some(mut world) = it.next() else {
-        unreachable!("a partitioned run has parts")
-    };
-    let owners = world.part.take().map(|p| p.owners);
-    let Some(owners) = owners else {
-        return world;
-    };
-    for (i, mut p) in it.enumerate() {
-        let i = (i + 1) as u16;
-        for (s, _) in owners.switches.iter().enumerate().filter(|(_, &o)| o == i) {
-            std::mem::swap(&mut world.switches[s], &mut p.switches[s]);
-        }
-        for (h, _) in owners.hosts.iter().enumerate().filter(|(_, &o)| o == i) {
-            std::mem::swap(&mut world.nics[h], &mut p.nics[h]);
-        }
-        let loc = &world.port_loc;
-        let theirs = |port: PortId| owners.of_port(loc, port) == i;
-        world.ctx.monitor.merge(&p.ctx.monitor, theirs);
-        world.events += p.events - p.global_events;
-        world.starts.finite_left -= finite - p.starts.finite_left;
-        world.interrupted |= p.interrupted;
-    }
-    world.ctx.monitor.sort_logs();
-    let mut all = held.into_iter();
-    let mut m = all.next().unwrap_or_else(|| unreachable!());
-    for h in all {
-        for f in m.inflight.base()..m.inflight.end() {
-            m.inflight[f] += h.inflight.get(f).copied().unwrap_or(0);
-        }
-        m.on_wires.extend(h.on_wires);
-    }
-    world.merged = Some(Box::new(m));
-    world
 }
