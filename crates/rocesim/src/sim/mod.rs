@@ -107,8 +107,8 @@ pub struct Sim {
     pub(crate) part: Option<Box<partition::Part>>,
     /// What the parts of a partitioned run counted of packets they held, once merged.
     pub(crate) merged: Option<Box<threads::Merged>>,
-    /// Events every part of a partitioned run handles (`FlowStart`, `Fault`, `Reroute`,
-    /// `Sample`).
+    /// Events every part of a partitioned run handles (`FlowStart`, `StartChained`, `Fault`,
+    /// `Reroute`, `Sample`).
     pub(crate) global_events: u64,
 }
 
@@ -276,6 +276,7 @@ impl Sim {
                 self.attention = true;
             }
             Event::StartChained(f) => {
+                self.global_events += 1;
                 self.activate_flow(f, None);
                 self.attention = true;
             }

@@ -53,13 +53,38 @@ pub(crate) fn unsupported(sc: &Scenario) -> Vec<String> {
              yet; {fix}, or set sim.threads = 1"
         ))
     };
-    if sc.flows.iter().any(|f| f.after.is_some()) {
-        refuse("flows.after", "chains flows across hosts", "remove it");
-    }
     if sc.flows.iter().any(|f| f.mem().qps > 1) {
         refuse("flows.qps", "spreads a flow over QPs", "use one QP a flow");
     }
     errs
+}
+
+/// A flow chained (`after`) to one whose sender another part simulates must start at least
+/// one lookahead after it completes: that part learns of the completion at the end of the
+/// window. The message names the first such flow and counts them.
+fn chained_too_soon(sc: &Scenario, owners: &Owners, lookahead: Option<Time>) -> Option<String> {
+    let l = lookahead?;
+    let part = |h: u32| owners.hosts.get(h as usize).copied();
+    let bad: Vec<(usize, u32)> = (sc.flows.iter().enumerate())
+        .filter_map(|(d, f)| f.after.map(|a| (d, a)))
+        .filter(|&(d, a)| {
+            let (f, prev) = (&sc.flows[d], sc.flows.get(a as usize));
+            prev.is_some_and(|p| part(p.src) != part(f.src) && f.start < l)
+        })
+        .collect();
+    let &(d, a) = bad.first()?;
+    let host = |f: usize| &sc.topology.hosts[sc.flows[f].src as usize].name;
+    Some(format!(
+        "flows.after: flow {d} (from host `{}`) starts {} after flow {a} (from host `{}`) \
+         completes, and the two senders are in different parts of the fabric (sim.threads = \
+         {}), which must be at least the lookahead ({l}) apart ({} such flows); start the \
+         chained flows from the same host, or set sim.threads = 1",
+        host(d),
+        sc.flows[d].start,
+        host(a as usize),
+        sc.sim.threads,
+        bad.len()
+    ))
 }
 
 impl Sim {
@@ -71,13 +96,17 @@ impl Sim {
             return Err(BuildError(errs));
         }
         let owners = partition::split(self, self.scenario.sim.threads);
-        if partition::lookahead(self, &owners) == Some(Time::ZERO) {
+        let lookahead = partition::lookahead(self, &owners);
+        if lookahead == Some(Time::ZERO) {
             return Err(BuildError(vec![format!(
                 "sim.threads: a link with no propagation delay joins two parts of the fabric \
                  (sim.threads = {}), so the parts could not run ahead of each other; give \
                  the links a delay, or set sim.threads = 1",
                 self.scenario.sim.threads
             )]));
+        }
+        if let Some(e) = chained_too_soon(&self.scenario, &owners, lookahead) {
+            return Err(BuildError(vec![e]));
         }
         partition::cut_wires(self, &owners);
         self.part = Some(Box::new(Part { index, owners }));
@@ -179,7 +208,7 @@ impl Sim {
             self.run_until(Time(to.0 - 1), &mut keep);
             self.post(sync, me);
             sync.barrier.wait();
-            self.collect(sync, me);
+            self.collect(sync, me, to);
             let stop = sync.stop.load(Ordering::Relaxed);
             let done = stop_when_done && sync.all_flows_done(&self);
             sync.next[me].store(self.ctx.events.next_bound().0, Ordering::Relaxed);
@@ -275,7 +304,15 @@ impl Sim {
             let to = match m.ev {
                 Event::LinkArrive { port, .. } => PortId(port).peer(),
                 Event::PauseArrive { port, .. } => PortId(port),
-                _ => continue,
+                _ => {
+                    // A chained flow's start: every other part.
+                    for to in (0..n).filter(|&to| to != me) {
+                        if let Ok(mut b) = sync.boxes[to * n + me].lock() {
+                            b.push(m.clone());
+                        }
+                    }
+                    continue;
+                }
             };
             let to = sync.owners.of_port(&self.port_loc, to) as usize;
             if let Ok(mut b) = sync.boxes[to * n + me].lock() {
@@ -286,22 +323,30 @@ impl Sim {
         sync.left[me].store(self.starts.finite_left, Ordering::Relaxed);
     }
 
-    /// Schedule what the other parts sent here, in the order of the parts.
-    fn collect(&mut self, sync: &Sync, me: usize) {
+    /// Schedule what the other parts sent here, in the order of the parts. A chained flow
+    /// that started before this window's end (`to`) is started now as of its start.
+    fn collect(&mut self, sync: &Sync, me: usize, to: Time) {
         let n = sync.left.len();
         for from in 0..n {
-            if let Ok(mut b) = sync.boxes[me * n + from].lock() {
-                for m in b.drain(..) {
-                    let sender = match m.ev {
-                        Event::LinkArrive { port, .. } => Some(PortId(port)),
-                        _ => None,
-                    };
-                    let frame = self.ctx.receive_remote(m);
-                    // With links that can go down, the receiving part keeps the frames on
-                    // a cut wire (see `Sim::set_link`).
-                    if let (Some(p), Some((at, pkt)), true) = (sender, frame, self.wires_tracked) {
-                        self.port_mut(p).wire.push(at, pkt);
-                    }
+            let Ok(mut b) = sync.boxes[me * n + from].lock() else {
+                continue;
+            };
+            for m in b.drain(..) {
+                if let (Event::StartChained(d), true) = (m.ev, m.at < to) {
+                    self.events += 1;
+                    self.global_events += 1;
+                    self.activate_flow_at(d, None, m.at);
+                    continue;
+                }
+                let sender = match m.ev {
+                    Event::LinkArrive { port, .. } => Some(PortId(port)),
+                    _ => None,
+                };
+                let frame = self.ctx.receive_remote(m);
+                // With links that can go down, the receiving part keeps the frames on a cut
+                // wire (see `Sim::set_link`).
+                if let (Some(p), Some((at, pkt)), true) = (sender, frame, self.wires_tracked) {
+                    self.port_mut(p).wire.push(at, pkt);
                 }
             }
         }

@@ -119,7 +119,13 @@ impl Sim {
     /// Flow `f` starts now: open its QP at both ends; its sender's NIC begins serving it.
     /// `streamed` is its spec when a stream made it (else it is listed).
     pub(crate) fn activate_flow(&mut self, f: u32, streamed: Option<&FlowSpec>) {
-        let now = self.now();
+        self.activate_flow_at(f, streamed, self.now());
+    }
+
+    /// [`Sim::activate_flow`] as of `now`: in a part of a split run that learns of a chained
+    /// flow's start after it (`sim/threads.rs`), for the flow's records, which are the same
+    /// in every part.
+    pub(crate) fn activate_flow_at(&mut self, f: u32, streamed: Option<&FlowSpec>, now: Time) {
         self.ctx.monitor.admit(f, now);
         self.ctx.packets.by_flow.extend_to(f + 1, 0);
         let spec = streamed.unwrap_or_else(|| &self.scenario.flows[f as usize]);
@@ -301,9 +307,10 @@ impl Sim {
         let done = std::mem::take(&mut self.ctx.monitor.completed);
         for f in &done {
             self.starts.finite_left = self.starts.finite_left.saturating_sub(1);
-            for d in self.starts.dependents.of(f.0) {
+            let chained: Vec<u32> = self.starts.dependents.of(f.0).collect();
+            for d in chained {
                 let gap = self.scenario.flows[d as usize].start;
-                self.ctx.events.schedule(now + gap, Event::StartChained(d));
+                self.schedule_chained(d, now + gap);
             }
         }
         // A part of a partitioned run holds every flow to the end: whether a flow's packets
@@ -314,6 +321,21 @@ impl Sim {
         }
         self.ctx.monitor.completed = done;
         self.ctx.monitor.completed.clear();
+    }
+}
+
+impl Sim {
+    /// Chained flow `d` starts at `at`. Every part of a split run starts it (its records
+    /// are the same everywhere), so the part that saw its predecessor complete tells the
+    /// others; only the part of its sender needs to start it on time (`threads::unsupported`
+    /// makes sure it can).
+    fn schedule_chained(&mut self, d: u32, at: Time) {
+        let ev = Event::StartChained(d);
+        if self.part.is_some() {
+            let frame = None;
+            self.ctx.outbox.push(crate::engine::Remote { at, ev, frame });
+        }
+        self.ctx.events.schedule(at, ev);
     }
 }
 
