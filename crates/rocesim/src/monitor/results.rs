@@ -278,6 +278,11 @@ pub struct RunResults {
     /// Peak resident memory of the process, KiB (Linux `VmHWM`; 0 where unknown). Like
     /// `wall_s`, it varies between identical runs.
     pub peak_memory_kb: u64,
+    /// How a run split across threads (`sim.threads` > 1) went: its parts, windows and the
+    /// frames that crossed a cut. Timing-like, so not in the result files (which are those
+    /// of one thread); the terminal table prints it.
+    #[serde(skip)]
+    pub threads: Option<ThreadStats>,
     /// True when the run was interrupted (Ctrl-C) before its end.
     pub incomplete: bool,
     /// Why an incomplete run stopped: `"wall_limit"` (`sim.wall_limit`) or `"interrupt"`.
@@ -389,4 +394,27 @@ pub struct NicRow {
     /// Whether this NIC models its caches (summary.json's `nic` totals); not a column.
     #[serde(skip)]
     pub caches: bool,
+}
+
+/// How a run split across threads (`sim.threads`) went.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct ThreadStats {
+    /// Hosts each part simulated.
+    pub hosts: Vec<u32>,
+    /// Switches each part simulated.
+    pub switches: Vec<u32>,
+    /// Events each part handled (the events every part handles, such as flow starts, are
+    /// counted in part 0 only).
+    pub events: Vec<u64>,
+    /// The lookahead: the shortest delay of a link across a cut, ns (`None`: no link
+    /// crosses one, and the parts ran independently).
+    pub lookahead_ns: Option<u64>,
+    /// Windows the parts ran (empty stretches are skipped).
+    pub windows: u64,
+    /// Frames (data and PFC) handed from one part to another.
+    pub cut_frames: u64,
+    /// Every flow completed before `sim.duration` with `sim.stop_when_done`, so the run
+    /// was repeated on one thread (one thread stops at the very event that completes the
+    /// last flow; the parts had run to the end of that window).
+    pub repeated: bool,
 }

@@ -61,11 +61,40 @@ pub fn terminal_table(results: &RunResults) -> String {
     out.push_str(&slowdown_table(results));
     out.push_str(&pingmesh_lines(results));
     out.push_str(&totals(results));
+    if let Some(t) = &results.threads {
+        out.push_str(&threads_line(t));
+    }
     if results.incomplete {
         let by = results.stopped_by.as_deref().unwrap_or("interrupt");
         let _ = writeln!(out, "run stopped ({by}): results are incomplete");
     }
     out
+}
+
+/// How a run split across threads went: its parts (hosts, switches, events each), the
+/// lookahead, the windows run and the frames that crossed between parts.
+fn threads_line(t: &crate::monitor::ThreadStats) -> String {
+    if t.repeated {
+        return "threads: every flow completed before the end (sim.stop_when_done), so the \
+                run was repeated on one thread to stop where one thread stops; set \
+                sim.stop_when_done = false to keep the threads\n"
+            .to_string();
+    }
+    let join = |v: &[u64]| {
+        let v: Vec<String> = v.iter().map(|&x| human_count(x as f64)).collect();
+        v.join("/")
+    };
+    let as64 = |v: &[u32]| v.iter().map(|&x| x as u64).collect::<Vec<u64>>();
+    let lookahead = t.lookahead_ns.map_or("none".to_string(), human_ns);
+    format!(
+        "threads {}: hosts {} · switches {} · events {} · lookahead {lookahead} · windows {} · frames across parts {}\n",
+        t.hosts.len(),
+        join(&as64(&t.hosts)),
+        join(&as64(&t.switches)),
+        join(&t.events),
+        human_count(t.windows as f64),
+        human_count(t.cut_frames as f64),
+    )
 }
 
 /// The totals line, then deadlocks, watchdog actions and every warning.

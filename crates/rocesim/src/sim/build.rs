@@ -163,6 +163,7 @@ impl Sim {
             groups,
             part: None,
             merged: None,
+            thread_stats: None,
             global_events: 0,
             scenario,
         };

@@ -8,12 +8,16 @@ use super::threads::Merged;
 use super::Sim;
 use crate::ids::PortId;
 use crate::monitor::split_samples::{self, SplitSamples};
+use crate::monitor::ThreadStats;
 
 /// Gather the parts' components and records into part 0's world.
-pub(super) fn merge(parts: Vec<Sim>, finite: usize) -> Sim {
+pub(super) fn merge(parts: Vec<Sim>, finite: usize, mut stats: ThreadStats) -> Sim {
     let held: Vec<Merged> = parts.iter().map(Sim::held).collect();
     let split: Vec<SplitSamples> = (parts.iter())
         .filter_map(|p| p.sampler.split.as_deref().cloned())
+        .collect();
+    stats.events = (parts.iter().enumerate())
+        .map(|(i, p)| p.events - if i == 0 { 0 } else { p.global_events })
         .collect();
     let mut it = parts.into_iter();
     let Some(mut world) = it.next() else {
@@ -23,6 +27,15 @@ pub(super) fn merge(parts: Vec<Sim>, finite: usize) -> Sim {
     let Some(owners) = owners else {
         return world;
     };
+    let n = stats.events.len();
+    let count = |of: &[u16]| {
+        (0..n)
+            .map(|i| of.iter().filter(|&&o| o as usize == i).count() as u32)
+            .collect()
+    };
+    stats.hosts = count(&owners.hosts);
+    stats.switches = count(&owners.switches);
+    world.thread_stats = Some(Box::new(stats));
     for (i, mut p) in it.enumerate() {
         let i = (i + 1) as u16;
         for (s, _) in owners.switches.iter().enumerate().filter(|(_, &o)| o == i) {

@@ -107,6 +107,8 @@ pub struct Sim {
     pub(crate) part: Option<Box<partition::Part>>,
     /// What the parts of a partitioned run counted of packets they held, once merged.
     pub(crate) merged: Option<Box<threads::Merged>>,
+    /// How the parts of a merged partitioned run went (for the results).
+    pub(crate) thread_stats: Option<Box<crate::monitor::ThreadStats>>,
     /// Events every part of a partitioned run handles (`FlowStart`, `StartChained`, `Fault`,
     /// `Reroute`, `Sample`).
     pub(crate) global_events: u64,

@@ -34,6 +34,7 @@ impl Sim {
             events: self.events,
             packet_hops: t.packet_hops,
             peak_memory_kb: peak_memory_kb(),
+            threads: self.thread_stats.as_deref().cloned(),
             incomplete: self.interrupted,
             stopped_by: None,
             flows: self.flow_table(now),

@@ -151,9 +151,20 @@ impl Sim {
             return one_thread(sc, progress);
         }
         if sync.all_done.load(Ordering::Relaxed) {
-            return one_thread(sc, progress);
+            let mut sim = one_thread(sc, progress);
+            sim.thread_stats = Some(Box::new(crate::monitor::ThreadStats {
+                repeated: true,
+                ..Default::default()
+            }));
+            return sim;
         }
-        super::merge::merge(parts, sync.finite)
+        let stats = crate::monitor::ThreadStats {
+            windows: sync.windows.load(Ordering::Relaxed),
+            cut_frames: sync.cut_frames.load(Ordering::Relaxed),
+            lookahead_ns: (window != Time::NEVER).then(|| window.ns()),
+            ..Default::default()
+        };
+        super::merge::merge(parts, sync.finite, stats)
     }
 
     /// This world, built again without parts and run on one thread.
@@ -206,6 +217,9 @@ impl Sim {
                 to = to.min(t);
             }
             self.run_until(Time(to.0 - 1), &mut keep);
+            if me == 0 {
+                sync.windows.fetch_add(1, Ordering::Relaxed);
+            }
             self.post(sync, me);
             sync.barrier.wait();
             self.collect(sync, me, to);
@@ -300,6 +314,10 @@ impl Sim {
     fn post(&mut self, sync: &Sync, me: usize) {
         let n = sync.left.len();
         let mut out = std::mem::take(&mut self.ctx.outbox);
+        let frames = (out.iter())
+            .filter(|m| !matches!(m.ev, Event::StartChained(_)))
+            .count();
+        sync.cut_frames.fetch_add(frames as u64, Ordering::Relaxed);
         for m in out.drain(..) {
             let to = match m.ev {
                 Event::LinkArrive { port, .. } => PortId(port).peer(),
@@ -410,6 +428,10 @@ struct Sync {
     waits: Mutex<Vec<Waits>>,
     /// A deadlock was found and the run stops on it.
     deadlock: AtomicBool,
+    /// Windows run (counted by part 0).
+    windows: AtomicU64,
+    /// Frames handed from one part to another.
+    cut_frames: AtomicU64,
 }
 
 impl Sync {
@@ -427,6 +449,8 @@ impl Sync {
             watching: AtomicBool::new(false),
             waits: Mutex::new(vec![Waits::default(); n]),
             deadlock: AtomicBool::new(false),
+            windows: AtomicU64::new(0),
+            cut_frames: AtomicU64::new(0),
         }
     }
 

@@ -333,7 +333,9 @@ impl Sim {
         let ev = Event::StartChained(d);
         if self.part.is_some() {
             let frame = None;
-            self.ctx.outbox.push(crate::engine::Remote { at, ev, frame });
+            self.ctx
+                .outbox
+                .push(crate::engine::Remote { at, ev, frame });
         }
         self.ctx.events.schedule(at, ev);
     }
