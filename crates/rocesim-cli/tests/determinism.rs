@@ -10,17 +10,38 @@ const SCENARIO: &str = "tests/determinism-fat-tree.toml";
 
 /// Runs the scenario into a new directory with extra `--set` overrides.
 fn run(sets: &[&str]) -> tempfile::TempDir {
+    run_file(SCENARIO, sets).0
+}
+
+/// Runs `file` (relative to this crate) into a new directory with extra `--set` overrides;
+/// returns the directory and what the run printed (without `--quiet`).
+fn run_file(file: &str, sets: &[&str]) -> (tempfile::TempDir, String) {
     let dir = tempfile::tempdir().unwrap();
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rocesim"));
     cmd.current_dir(env!("CARGO_MANIFEST_DIR"))
-        .args(["run", SCENARIO, "--quiet", "--out"])
+        .args(["run", file, "--out"])
         .arg(dir.path());
     for s in sets {
         cmd.args(["--set", s]);
     }
     let o = cmd.output().expect("runs");
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
-    dir
+    (dir, String::from_utf8_lossy(&o.stdout).into_owned())
+}
+
+/// The result files of `a` and `b` are the same, but for timing.
+fn assert_same_files(a: &Path, b: &Path, what: &str) {
+    let (fa, fb) = (files(a), files(b));
+    assert!(fa.len() >= 10, "{:?}", fa.keys());
+    assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
+    for (name, x) in &fa {
+        let y = &fb[name];
+        assert!(
+            without_timing(name, x) == without_timing(name, y),
+            "{} differs: {what}",
+            name.display()
+        );
+    }
 }
 
 /// Every file under `dir` (relative path → contents), recursively.
@@ -97,17 +118,8 @@ fn uplink_bytes(dir: &Path, node: &str, peer: &str) -> Vec<u64> {
 #[test]
 fn same_seed_gives_identical_files_with_ecmp_poisson_and_dcqcn() {
     let (a, b) = (run(&[]), run(&[]));
-    let (fa, fb) = (files(a.path()), files(b.path()));
-    assert!(fa.len() >= 10, "{:?}", fa.keys());
-    assert_eq!(fa.keys().collect::<Vec<_>>(), fb.keys().collect::<Vec<_>>());
-    for (name, x) in &fa {
-        let y = &fb[name];
-        assert!(
-            without_timing(name, x) == without_timing(name, y),
-            "{} differs between two runs with the same seed",
-            name.display()
-        );
-    }
+    assert_same_files(a.path(), b.path(), "two runs with the same seed");
+    let fa = files(a.path());
 
     // The run exercised the randomness it is meant to check.
     let s = summary(a.path());
@@ -138,4 +150,61 @@ fn same_seed_gives_identical_files_with_ecmp_poisson_and_dcqcn() {
 fn wall_time_is_masked() {
     let t = "<td>95315 in 0.009 s wall (10.3M/s), 62528 packet hops</td>";
     assert_eq!(mask_wall(t), "<td>95315 in WALL, 62528 packet hops</td>");
+}
+
+/// The line a run split across threads prints about its parts (`None`: one thread).
+fn threads_line(stdout: &str) -> Option<&str> {
+    stdout.lines().find(|l| l.starts_with("threads "))
+}
+
+#[test]
+fn threads_give_one_threads_files_with_ecmp_poisson_dcqcn_and_samplers() {
+    // Every source of randomness, ECN marking, DCQCN, PFC pauses and the three samplers
+    // (10 us counters too), split by pod over 2 and 3 threads: the files of one thread.
+    let counters = "output.counters_interval=\"10us\"";
+    let (one, _) = run_file(SCENARIO, &[counters]);
+    for n in ["2", "3"] {
+        let set = format!("sim.threads={n}");
+        let (split, out) = run_file(SCENARIO, &[counters, &set]);
+        let line = threads_line(&out).unwrap_or_else(|| panic!("no threads line: {out}"));
+        assert!(line.starts_with(&format!("threads {n}: ")), "{line}");
+        assert!(
+            !line.contains("frames across parts 0"),
+            "the parts exchanged frames: {line}"
+        );
+        assert_same_files(one.path(), split.path(), &format!("sim.threads = {n}"));
+    }
+}
+
+#[test]
+fn threads_give_one_threads_files_with_faults_and_deadlocks() {
+    // A link that fails and comes back (frames on a cut wire are lost), and a PFC deadlock
+    // the detector reports from the stuck queues of both parts.
+    for (file, sets) in [
+        ("../../scenarios/link-failure.toml", vec![]),
+        ("../../scenarios/deadlock-ring.toml", vec![]),
+    ] {
+        let (one, _) = run_file(file, &sets);
+        let mut split_sets = sets.clone();
+        split_sets.push("sim.threads=2");
+        let (split, out) = run_file(file, &split_sets);
+        assert!(threads_line(&out).is_some(), "{file} ran split: {out}");
+        assert_same_files(one.path(), split.path(), file);
+    }
+    let (dl, _) = run_file("../../scenarios/deadlock-ring.toml", &["sim.threads=2"]);
+    let s = summary(dl.path());
+    let found = s["deadlocks"].as_array().map_or(0, Vec::len);
+    assert!(found > 0, "a deadlock is reported: {}", s["deadlocks"]);
+}
+
+#[test]
+fn a_split_run_whose_flows_all_finish_is_repeated_on_one_thread() {
+    // One thread stops at the event that completes the last flow (sim.stop_when_done); the
+    // parts have run to the end of that window, so the run is repeated on one thread.
+    let (one, _) = run_file("../../scenarios/incast.toml", &[]);
+    let (split, out) = run_file("../../scenarios/incast.toml", &["sim.threads=2"]);
+    let line = threads_line(&out).unwrap_or_default();
+    assert!(out.contains("repeated on one thread"), "{out}");
+    assert!(!line.contains("frames across parts"), "{line}");
+    assert_same_files(one.path(), split.path(), "incast, repeated on one thread");
 }

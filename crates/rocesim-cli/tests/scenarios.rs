@@ -87,6 +87,37 @@ fn a_switch_with_too_many_ports_is_a_keyed_error() {
 }
 
 #[test]
+fn threads_across_a_link_without_delay_is_a_keyed_error() {
+    // A run split across threads needs a lookahead: a link between two parts with no
+    // propagation delay gives none. The chain's switch links cross the cut.
+    let o = rocesim(&[
+        "run",
+        "scenarios/topo-chain.toml",
+        "--quiet",
+        "--set",
+        "topology.fabric_link.delay=\"0us\"",
+        "--set",
+        "sim.threads=2",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("sim.threads: a link with no propagation delay joins two parts"),
+        "{err}"
+    );
+    let o = rocesim(&[
+        "run",
+        "scenarios/topo-chain.toml",
+        "--quiet",
+        "--set",
+        "sim.threads=0",
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("sim.threads"), "{err}");
+}
+
+#[test]
 fn bad_scenario_lists_every_error_and_exits_2() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bad.toml");

@@ -35,12 +35,13 @@ table! {
         /// series samples) is above this size; the error names the key that makes it large.
         /// Default: 80 % of the machine's physical memory.
         max_memory: Size,
-        /// Run the fabric split across this many threads, each simulating a part of it
-        /// (fat-tree pods, or blocks of switches with their hosts) and exchanging the frames
-        /// that cross a cut once per lookahead window (the shortest link delay across a cut).
-        /// Results are byte-identical to one thread. Runs with a sampler, faults, chained
-        /// flows, a warm-up or a deadlock detector that could report are refused with a
-        /// keyed error; see docs/performance.md, "`sim.threads`". Default: `1`.
+        /// Split the fabric across this many threads (by pod, hosts with their ToR), each
+        /// simulating its part; they exchange the frames that cross between parts once per
+        /// lookahead window (the shortest delay of a link between parts, which must not be
+        /// zero). Results are byte-identical to one thread's. A run whose flows all complete
+        /// before `duration` (with `stop_when_done`) is repeated on one thread, and a flow
+        /// chained to one sent from another part must start at least the lookahead after it;
+        /// see docs/performance.md, "`sim.threads`". Default: `1`.
         threads: Int<1, 256>,
     }
 }

@@ -34,6 +34,8 @@ mod invariant_tests;
 #[cfg(test)]
 mod irn_tests;
 #[cfg(test)]
+mod partition_tests;
+#[cfg(test)]
 mod pfc_tests;
 #[cfg(test)]
 mod pg_tests;

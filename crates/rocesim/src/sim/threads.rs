@@ -11,12 +11,17 @@
 //! each part runs its events in the order one thread would, and the results are
 //! byte-identical to one thread's.
 //!
-//! The deadlock detector needs the whole fabric at one instant: windows end at its checks,
-//! each part reports its stuck queues and part 0 looks for cycles among them. Windows also end
-//! before each fault, which every part applies. What else needs the whole fabric (samplers,
-//! chained flows, QP groups) is refused by [`unsupported`]. A run that would stop early because every flow is done
-//! (`sim.stop_when_done`) is noticed at the window where that happens and run again on one
-//! thread, since one thread stops at the very event that completes the last flow.
+//! What needs the whole fabric at one instant happens between windows. The deadlock
+//! detector: windows end at its checks, each part reports its stuck queues and part 0 looks
+//! for cycles among them. Faults: windows end before each, and every part applies it. The
+//! samplers: every part samples what it simulates at the same instants, and the rows are
+//! joined (`monitor/split_samples.rs`). A chained flow: the part that sees its predecessor
+//! complete tells the others (its sender's part must be that one, or the gap at least the
+//! lookahead: [`chained_too_soon`]).
+//!
+//! A run that would stop early because every flow is done (`sim.stop_when_done`) is
+//! noticed at the window where that happens and run again on one thread, since one thread
+//! stops at the very event that completes the last flow and the parts have run past it.
 
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -43,26 +48,14 @@ pub(crate) struct Merged {
     pub on_wires: Vec<(PortId, Packet)>,
 }
 
-/// What `sc` asks for that a partitioned run cannot do yet, one keyed message each.
-pub(crate) fn unsupported(sc: &Scenario) -> Vec<String> {
-    let n = sc.sim.threads;
-    let mut errs = Vec::new();
-    let mut refuse = |key: &str, what: &str, fix: &str| {
-        errs.push(format!(
-            "{key}: {what}, which a run split across threads (sim.threads = {n}) cannot do \
-             yet; {fix}, or set sim.threads = 1"
-        ))
-    };
-    if sc.flows.iter().any(|f| f.mem().qps > 1) {
-        refuse("flows.qps", "spreads a flow over QPs", "use one QP a flow");
-    }
-    errs
-}
-
 /// A flow chained (`after`) to one whose sender another part simulates must start at least
 /// one lookahead after it completes: that part learns of the completion at the end of the
 /// window. The message names the first such flow and counts them.
-fn chained_too_soon(sc: &Scenario, owners: &Owners, lookahead: Option<Time>) -> Option<String> {
+pub(super) fn chained_too_soon(
+    sc: &Scenario,
+    owners: &Owners,
+    lookahead: Option<Time>,
+) -> Option<String> {
     let l = lookahead?;
     let part = |h: u32| owners.hosts.get(h as usize).copied();
     let bad: Vec<(usize, u32)> = (sc.flows.iter().enumerate())
@@ -75,7 +68,7 @@ fn chained_too_soon(sc: &Scenario, owners: &Owners, lookahead: Option<Time>) -> 
     let &(d, a) = bad.first()?;
     let host = |f: usize| &sc.topology.hosts[sc.flows[f].src as usize].name;
     Some(format!(
-        "flows.after: flow {d} (from host `{}`) starts {} after flow {a} (from host `{}`) \
+        "after (of a [[flow]], or a [[workload]]'s queue_depth): flow {d} (from host `{}`) starts {} after flow {a} (from host `{}`) \
          completes, and the two senders are in different parts of the fabric (sim.threads = \
          {}), which must be at least the lookahead ({l}) apart ({} such flows); start the \
          chained flows from the same host, or set sim.threads = 1",
@@ -91,10 +84,6 @@ impl Sim {
     /// Make this world part `index` of a partitioned run: check that the scenario can be
     /// split, split it, and mark the wires that cross a cut.
     pub(super) fn become_part(&mut self, index: u16) -> Result<(), BuildError> {
-        let errs = unsupported(&self.scenario);
-        if !errs.is_empty() {
-            return Err(BuildError(errs));
-        }
         let owners = partition::split(self, self.scenario.sim.threads);
         let lookahead = partition::lookahead(self, &owners);
         if lookahead == Some(Time::ZERO) {

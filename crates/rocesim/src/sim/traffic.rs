@@ -327,7 +327,7 @@ impl Sim {
 impl Sim {
     /// Chained flow `d` starts at `at`. Every part of a split run starts it (its records
     /// are the same everywhere), so the part that saw its predecessor complete tells the
-    /// others; only the part of its sender needs to start it on time (`threads::unsupported`
+    /// others; only the part of its sender needs to start it on time (`threads::chained_too_soon`
     /// makes sure it can).
     fn schedule_chained(&mut self, d: u32, at: Time) {
         let ev = Event::StartChained(d);
