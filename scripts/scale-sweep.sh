@@ -12,8 +12,10 @@
 #   proc_MB                                peak resident memory of the whole process (ru_maxrss),
 #                                          which includes building the result tables
 #
-# usage: scripts/scale-sweep.sh [ROCESIM_BINARY] [DURATION] [K...]
+# usage: [THREADS=N] scripts/scale-sweep.sh [ROCESIM_BINARY] [DURATION] [K...]
 #   e.g. scripts/scale-sweep.sh target/release/rocesim 2ms 8 16 32
+#   THREADS=2 runs each fabric split across 2 threads (sim.threads; same results, so the
+#   exact columns match a THREADS=1 sweep; cpu_s then adds up both threads)
 # Runs one after another; on a shared machine wall times are noisy (compare cpu_s, and only runs
 # made in one sitting), event counts and peak memory are not. At 2 ms the k = 32 run needs about
 # 350 MB and 15-20 minutes on a 2-vCPU VM (docs/performance.md); 500us takes about 2 minutes.
@@ -31,12 +33,12 @@ printf '%-4s %6s %7s %12s %12s %8s %8s %8s %10s %7s %7s %8s\n' \
   k hosts flows events hops run_s proc_s cpu_s events/s ns/hop run_MB proc_MB
 for k in "${ks[@]}"; do
   out="$tmp/k$k"
-  python3 - "$out" "$k" "$bin" "$dur" <<'PY'
+  python3 - "$out" "$k" "$bin" "$dur" "${THREADS:-1}" <<'PY'
 import json, os, subprocess, sys, time
-out, k, binary, dur = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+out, k, binary, dur, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5]
 cmd = [binary, "run", "benches/s4.toml", "--quiet", "--out", out,
        "--set", f"topology.k={k}", "--set", f'sim.duration="{dur}"',
-       "--set", f'workload[0].until="{dur}"']
+       "--set", f'workload[0].until="{dur}"', "--set", f"sim.threads={threads}"]
 t0 = time.monotonic()
 child = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
 _, status, ru = os.wait4(child.pid, 0)
