@@ -56,13 +56,14 @@ pub struct Channel {
     pub tracked: bool,
     /// False while the link is down: frames put on it are lost.
     pub up: bool,
+    /// The peer is simulated by another thread (`sim.threads`): a frame put on the channel
+    /// goes to the outbox ([`crate::engine::Ctx::send_remote`]) instead of the event queue.
+    /// (Beside `up`, in what was padding: the channel keeps its size.)
+    pub cut: bool,
     /// Injected loss.
     pub loss: Loss,
     /// The random stream of `Loss::Random` (set with it).
     pub rng: Option<Box<SimRng>>,
-    /// The peer is simulated by another thread (`sim.threads`): a frame put on the channel
-    /// goes to the outbox ([`crate::engine::Ctx::send_remote`]) instead of the event queue.
-    pub cut: bool,
 }
 
 impl Default for Channel {

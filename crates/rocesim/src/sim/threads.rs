@@ -170,42 +170,24 @@ impl Sim {
         progress: &mut impl FnMut(Progress) -> bool,
     ) -> Sim {
         let me = self.part.as_ref().map_or(0, |p| p.index) as usize;
-        let end = self.end;
         // The parts stop together, at a window's end.
         let stop_when_done = std::mem::replace(&mut self.scenario.sim.stop_when_done, false);
-        let warmup = self.scenario.sim.warmup;
         let mut keep = |p: Progress| {
             if !progress(p) {
                 sync.stop.store(true, Ordering::Relaxed);
             }
             true
         };
-        let faults = self.fault_times();
-        let interval = self.detector.interval;
-        let mut check_at = if interval > Time::ZERO {
-            interval
-        } else {
-            Time::NEVER
-        };
+        let mut marks = Marks::of(&self);
         let mut from = Time::ZERO;
         loop {
             // The statistics window opens before the first event at or after the warm-up,
             // when every part has run every event before it.
-            if !self.warmup_done && from >= warmup {
+            if !self.warmup_done && from >= marks.warmup {
                 self.open_stats_window();
             }
-            let mut to = Time(from.0.saturating_add(window.0).min(end.0.saturating_add(1)));
-            if from < warmup {
-                to = to.min(warmup);
-            }
-            if check_at <= end {
-                to = to.min(Time(check_at.0 + 1));
-            }
-            // A fault changes both ends of a link at once: every part runs up to it first.
-            if let Some(&t) = faults.iter().find(|&&t| t > from) {
-                to = to.min(t);
-            }
-            self.run_until(Time(to.0 - 1), &mut keep);
+            let to = marks.window_end(from, window);
+            self.run_until(Time(to.0 - 1), &mut super::ProgressFn(&mut keep));
             if me == 0 {
                 sync.windows.fetch_add(1, Ordering::Relaxed);
             }
@@ -217,37 +199,25 @@ impl Sim {
             sync.next[me].store(self.ctx.events.next_bound().0, Ordering::Relaxed);
             sync.barrier.wait();
             let idle_until = (sync.next.iter()).map(|t| t.load(Ordering::Relaxed)).min();
-            let mut deadlock = false;
-            if to.0 - 1 == check_at.0 {
-                deadlock = self.check_deadlocks(sync, me, check_at);
-                check_at = check_at + interval;
+            if to.0 - 1 == marks.check_at.0 {
+                let deadlock = self.check_deadlocks(sync, me, marks.check_at);
+                marks.check_at += marks.interval;
+                if deadlock {
+                    self.ctx.events.advance_to(Time(to.0 - 1));
+                    self.stop_requested = true;
+                    break;
+                }
             }
-            if deadlock {
-                self.ctx.events.advance_to(Time(to.0 - 1));
-                self.stop_requested = true;
-                break;
-            }
-            if stop || done || to > end {
+            if stop || done || to > marks.end {
                 self.interrupted = stop;
                 sync.all_done.store(done && !stop, Ordering::Relaxed);
                 break;
             }
-            // Skip the windows where no part has an event, up to what must start a window.
-            let mut must = check_at.min(Time(end.0 + 1));
-            must = must.min(
-                faults
-                    .iter()
-                    .copied()
-                    .find(|&t| t > to)
-                    .unwrap_or(Time::NEVER),
-            );
-            if !self.warmup_done && warmup > to {
-                must = must.min(warmup);
-            }
-            from = to.max(Time(idle_until.unwrap_or(u64::MAX)).min(must));
+            let idle_until = Time(idle_until.unwrap_or(u64::MAX));
+            from = marks.next_start(to, idle_until, self.warmup_done);
         }
         if !self.interrupted && !self.stop_requested {
-            self.ctx.events.advance_to(end);
+            self.ctx.events.advance_to(marks.end);
         }
         if !self.warmup_done {
             self.open_stats_window();
@@ -393,6 +363,67 @@ fn one_thread(mut sc: Scenario, progress: &mut impl FnMut(Progress) -> bool) -> 
             sim
         }
         Err(e) => unreachable!("a scenario built once builds again: {e:?}"),
+    }
+}
+
+/// The instants a window must end before: the run's end, the warm-up, the faults (every
+/// part applies a fault at once), and the deadlock checks (windows end just after them).
+struct Marks {
+    end: Time,
+    warmup: Time,
+    /// Fault starts and ends, ascending.
+    faults: Vec<Time>,
+    /// The next deadlock check (`NEVER`: off).
+    check_at: Time,
+    /// Between deadlock checks.
+    interval: Time,
+}
+
+impl Marks {
+    fn of(sim: &Sim) -> Marks {
+        let interval = sim.detector.interval;
+        Marks {
+            end: sim.end,
+            warmup: sim.scenario.sim.warmup,
+            faults: sim.fault_times(),
+            check_at: if interval > Time::ZERO {
+                interval
+            } else {
+                Time::NEVER
+            },
+            interval,
+        }
+    }
+
+    /// The end (exclusive) of the window that starts at `from`, at most `window` long.
+    fn window_end(&self, from: Time, window: Time) -> Time {
+        let mut to = Time(
+            from.0
+                .saturating_add(window.0)
+                .min(self.end.0.saturating_add(1)),
+        );
+        if from < self.warmup {
+            to = to.min(self.warmup);
+        }
+        if self.check_at <= self.end {
+            to = to.min(Time(self.check_at.0 + 1));
+        }
+        if let Some(&t) = self.faults.iter().find(|&&t| t > from) {
+            to = to.min(t);
+        }
+        to
+    }
+
+    /// Where the next window starts after one that ended at `to`: no part has an event
+    /// before `idle_until`, but a window must start at each mark.
+    fn next_start(&self, to: Time, idle_until: Time, warmup_done: bool) -> Time {
+        let mut must = self.check_at.min(Time(self.end.0 + 1));
+        let fault = self.faults.iter().copied().find(|&t| t > to);
+        must = must.min(fault.unwrap_or(Time::NEVER));
+        if !warmup_done && self.warmup > to {
+            must = must.min(self.warmup);
+        }
+        to.max(idle_until.min(must))
     }
 }
 
