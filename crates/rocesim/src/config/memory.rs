@@ -99,18 +99,29 @@ pub fn estimate(sc: &Scenario) -> Vec<Part> {
     let tput = 2.0 * samples(sc.output.throughput_interval) * active;
     let queues = samples(sc.output.queue_sample_interval) * switch_ports * 2.0;
     let counters = samples(sc.output.counters_interval) * switch_ports * COUNTER_PRIOS;
+    // Each part of a run split across threads (`sim.threads`) holds the whole world.
+    let copies = f64::from(sc.sim.threads.max(1));
+    let split = copies > 1.0;
     vec![
         Part {
-            key: "topology",
-            what: "ports, hosts and routing tables",
-            bytes: ports * PORT_BYTES
-                + hosts * HOST_BYTES
-                + topo.switches.len() as f64 * racks * ROUTE_BYTES,
+            key: if split { "sim.threads" } else { "topology" },
+            what: match split {
+                true => "ports, hosts and routing tables, once per thread",
+                false => "ports, hosts and routing tables",
+            },
+            bytes: copies
+                * (ports * PORT_BYTES
+                    + hosts * HOST_BYTES
+                    + topo.switches.len() as f64 * racks * ROUTE_BYTES),
         },
         Part {
-            key: "workload",
-            what: "flows",
-            bytes: flows * FLOW_BYTES + extra_qps * QP_BYTES,
+            key: if split { "sim.threads" } else { "workload" },
+            what: if split {
+                "flows, once per thread"
+            } else {
+                "flows"
+            },
+            bytes: copies * (flows * FLOW_BYTES + extra_qps * QP_BYTES),
         },
         Part {
             key: "output.throughput_interval",

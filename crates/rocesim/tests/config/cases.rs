@@ -315,6 +315,23 @@ fn memory_estimate_counts_every_queue_pair_of_a_flow() {
 }
 
 #[test]
+fn memory_estimate_counts_the_world_once_per_thread() {
+    // Each part of a run split across threads holds the whole world: a limit that one copy
+    // fits in, 256 copies do not, and the error names sim.threads.
+    let text = with_workload();
+    let quiet = [
+        "output.throughput_interval=\"off\"",
+        "output.queue_sample_interval=\"off\"",
+        "sim.max_memory=2MB",
+    ];
+    let one = load_pl(&text, &quiet);
+    assert!(one.is_ok(), "{:?}", one.err());
+    let e = load_pl(&text, &[&quiet[..], &["sim.threads=256"]].concat()).unwrap_err();
+    assert_key(&e, "sim.threads");
+    assert!(e.to_string().contains("once per thread"), "{e}");
+}
+
+#[test]
 fn memory_estimate_admits_a_k32_fat_tree_with_a_million_flows() {
     // k = 32: 8192 hosts. WebSearch at 30 % of 100G averages about 1.9e7 flows per second
     // over all hosts, so 60 ms of arrivals is about 10^6 flows. Queue depths sampled every
