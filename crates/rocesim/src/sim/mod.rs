@@ -144,8 +144,18 @@ impl Sim {
 
     /// Run until `sim.duration`, until every finite flow is done (if `stop_when_done` and no
     /// flow is long-lived), or until `progress` returns false (an interrupt). `progress` is
-    /// called about every 65,536 events, and after every sampler pass.
+    /// called about every 65,536 events, and after every sampler pass. A world split across
+    /// threads (`sim.threads`) runs all its parts and becomes their merged world
+    /// ([`crate::run::run_sim`] does this without building part 0 twice).
     pub fn run(&mut self, mut progress: impl FnMut(Progress) -> bool) {
+        if self.part.is_some() {
+            let Ok(fresh) = Sim::new(self.scenario.clone()) else {
+                unreachable!("a scenario built once builds again")
+            };
+            let this = std::mem::replace(self, fresh);
+            *self = this.run_parts(&mut progress);
+            return;
+        }
         let end = self.end;
         let warmup = self.scenario.sim.warmup;
         let mut stopped = false;

@@ -117,3 +117,36 @@ fn a_chained_flow_across_parts_needs_the_lookahead() {
     sc.flows[1].dst = 1;
     assert!(Sim::new(sc).is_ok(), "the same sender needs no gap");
 }
+
+#[test]
+fn sim_run_on_a_split_world_runs_every_part() {
+    // Two flows crossing the chain's middle link both ways, run through `Sim::run` (not
+    // `run::run_sim`): the split world gives one thread's results.
+    let topo = testkit::chain3(Rate::gbps(100), Time::from_ns(500));
+    let mut sc = testkit::scenario(topo, Time::from_us(40));
+    sc.flows
+        .push(testkit::flow(0, 1, Some(200_000), Time::ZERO));
+    sc.flows
+        .push(testkit::flow(1, 0, Some(100_000), Time::from_us(1)));
+    sc.sim.stop_when_done = false;
+    let run = |threads: u16| {
+        let mut sc = sc.clone();
+        sc.sim.threads = threads;
+        let mut sim = Sim::new(sc).expect("builds");
+        sim.run(|_| true);
+        let mut r = sim.results(0.0);
+        r.peak_memory_kb = 0;
+        let split = r.threads.take();
+        (r, split)
+    };
+    let (one, none) = run(1);
+    let (two, stats) = run(2);
+    assert!(none.is_none());
+    let stats = stats.expect("ran split");
+    assert!(stats.cut_frames > 0, "{stats:?}");
+    assert_eq!(one, two);
+    assert!(
+        one.flows.iter().all(|f| f.fct_ns.is_some()),
+        "both flows complete"
+    );
+}

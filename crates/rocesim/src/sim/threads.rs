@@ -105,7 +105,7 @@ impl Sim {
 
     /// Run this part (0) and the others, each on a thread, to the end; return the merged
     /// world (or the world run again on one thread, see the module doc).
-    pub(crate) fn run_parts(self, progress: &mut impl FnMut(Progress) -> bool) -> Sim {
+    pub(crate) fn run_parts(self, progress: &mut dyn FnMut(Progress) -> bool) -> Sim {
         let sc = self.scenario.clone();
         let n = sc.sim.threads as usize;
         let Some(part) = self.part.as_deref() else {
@@ -157,7 +157,7 @@ impl Sim {
     }
 
     /// This world, built again without parts and run on one thread.
-    fn on_one_thread(self, progress: &mut impl FnMut(Progress) -> bool) -> Sim {
+    fn on_one_thread(self, progress: &mut dyn FnMut(Progress) -> bool) -> Sim {
         one_thread(self.scenario, progress)
     }
 
@@ -167,7 +167,7 @@ impl Sim {
         mut self,
         sync: &Sync,
         window: Time,
-        progress: &mut impl FnMut(Progress) -> bool,
+        progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Sim {
         let me = self.part.as_ref().map_or(0, |p| p.index) as usize;
         // The parts stop together, at a window's end.
@@ -355,7 +355,7 @@ fn build_part(sc: Scenario, index: u16) -> Option<Sim> {
 }
 
 /// `sc` built without parts and run on one thread.
-fn one_thread(mut sc: Scenario, progress: &mut impl FnMut(Progress) -> bool) -> Sim {
+fn one_thread(mut sc: Scenario, progress: &mut dyn FnMut(Progress) -> bool) -> Sim {
     sc.sim.threads = 1;
     match Sim::new(sc) {
         Ok(mut sim) => {
