@@ -100,6 +100,9 @@ impl Monitor {
         self.wd_log.sort_by_key(|e| (e.time, e.port.0, e.prio.0));
         (self.pause_intervals).sort_by_key(|&(p, prio, start, d)| (start + d, p.0, prio.0));
         (self.iso_events).sort_by_key(|e| (e.time, e.switch, e.port.0, e.flow));
+        // Each part kept its first `max` isolation events (`Monitor::iso_log`): so does the
+        // merged log.
+        self.iso_events.truncate(max);
     }
 }
 
