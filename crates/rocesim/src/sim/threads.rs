@@ -29,7 +29,7 @@ use std::sync::Mutex;
 use super::partition::{self, Owners, Part};
 use super::{BuildError, Progress, Sim};
 use crate::config::Scenario;
-use crate::engine::barrier::SpinBarrier;
+use crate::engine::barrier::{PoisonOnPanic, SpinBarrier};
 use crate::engine::{Event, FlowWindow, Remote};
 use crate::ids::PortId;
 use crate::monitor::deadlock::Waits;
@@ -170,6 +170,8 @@ impl Sim {
         progress: &mut dyn FnMut(Progress) -> bool,
     ) -> Sim {
         let me = self.part.as_ref().map_or(0, |p| p.index) as usize;
+        // A panic here must not leave the other parts waiting at the barrier.
+        let _poison = PoisonOnPanic(&sync.barrier);
         // The parts stop together, at a window's end.
         let stop_when_done = std::mem::replace(&mut self.scenario.sim.stop_when_done, false);
         let mut keep = |p: Progress| {
