@@ -280,6 +280,14 @@ impl EventQueue {
     /// An event after `end` stays queued and time does not move.
     #[inline]
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
+        self.pop_until_with(end, |_| {})
+    }
+    /// [`EventQueue::pop_until`], calling `ahead` on each event of the slot after the one
+    /// that starts draining (up to 16, unsorted): the events due about a slot from now, so
+    /// the caller can prefetch what they will touch (a frame's packet) while this slot's
+    /// events run. A hint only: the slot may still change, or be another turn's.
+    #[inline(always)]
+    pub fn pop_until_with(&mut self, end: Time, ahead: impl Fn(Event)) -> Option<(Time, Event)> {
         let mut slot = self.next;
         if slot == u64::MAX {
             let Reverse(e) = self.overflow.peek()?;
@@ -297,7 +305,11 @@ impl EventQueue {
             sort_slot(v, slot << SLOT_SHIFT);
             self.sorted = slot;
             self.head = 0;
-            prefetch_slot(self::slot(&self.slots, (i + 1) & self.mask as usize));
+            let m = self.mask as usize;
+            for s in self::slot(&self.slots, (i + 1) & m).iter().take(16) {
+                ahead(s.event);
+            }
+            prefetch_slot(self::slot(&self.slots, (i + 2) & m));
         }
         let v = slot_mut(&mut self.slots, i);
         let e = v[self.head];
@@ -322,15 +334,6 @@ impl EventQueue {
         }
         self.now = Time(t);
         Some((self.now, e.event))
-    }
-    /// The entry after the one just popped in the slot being drained: the next event when
-    /// that slot still holds one. Only a hint for prefetching what the next event will touch
-    /// (before the first pop, or once the slot emptied and its index was reused, it may be
-    /// another slot's entry).
-    #[inline(always)]
-    pub fn peek_in_slot(&self) -> Option<Event> {
-        let v = slot(&self.slots, (self.sorted & self.mask) as usize);
-        v.get(self.head).map(|e| e.event)
     }
     /// Remove the earliest event and advance time to it.
     #[inline]
@@ -411,9 +414,10 @@ fn word_mut(bits: &mut [u64], i: usize) -> &mut u64 {
     unsafe { bits.get_unchecked_mut(i / 64) }
 }
 
-/// Start loading the entries of the slot after the one being drained (up to 4 cache lines):
-/// at large fabrics a slot's buffer was last written a propagation delay ago and has left the
-/// L2 by the time it is drained. A hint only.
+/// Start loading the entries of the slot two after the one being drained (up to 4 cache
+/// lines): at large fabrics a slot's buffer was last written a propagation delay ago and has
+/// left the L2 by the time it is drained, and the next slot's entries are read (for
+/// [`EventQueue::pop_until_with`]'s hint) when this one starts. A hint only.
 #[inline(always)]
 fn prefetch_slot(v: &[Slotted]) {
     #[cfg(target_arch = "x86_64")]

@@ -190,14 +190,14 @@ impl Sim {
     /// thread, or each part of a split run).
     #[inline(never)]
     fn run_until(&mut self, limit: Time, progress: &mut ProgressFn<'_>) -> bool {
-        while let Some((_, ev)) = self.ctx.events.pop_until(limit) {
-            // The next arrival's packet is likely a cache miss: start loading it now, one
-            // event ahead (the wires' FIFOs gave this hint before arrivals carried packets).
-            // Whether the next event is an arrival is a coin toss for the branch predictor,
-            // so any other event prefetches packet 0 instead of branching.
-            if let Some(ev) = self.ctx.events.peek_in_slot() {
-                self.ctx.packets.prefetch(ev.arrival_packet());
-            }
+        // An arrival's packet was last touched a hop ago and is likely a cache miss: when a
+        // wheel slot starts draining, start loading the packets of the next slot's arrivals
+        // (a slot, about six events at S1's load, ahead of their use). Any other event
+        // prefetches packet 0 instead of branching on its kind.
+        while let Some((_, ev)) = {
+            let packets = &self.ctx.packets;
+            (self.ctx.events).pop_until_with(limit, |e| packets.prefetch(e.arrival_packet()))
+        } {
             self.events += 1;
             self.dispatch(ev);
             if (self.events & 0xFFFF == 0 || self.attention) && self.check_stop(progress) {
