@@ -273,3 +273,27 @@ fn a_horizon_sizes_the_wheel() {
     assert_eq!(EventQueue::with_horizon(Time::ZERO).slots(), 1024);
     assert_eq!(EventQueue::with_horizon(Time::from_ms(1)).slots(), 1 << 16);
 }
+
+#[test]
+fn the_hint_names_the_next_slots_events_when_a_slot_starts() {
+    // Slots of 1,024 ps: slot 0 holds two events, slot 1 two (1,100 and 2,000 ps), slot 3
+    // one. Starting slot 0 hints slot 1's events; a pop from a slot already draining hints
+    // nothing; starting slot 1 or 3 hints slot 2 or 4, both empty. The pops come in time
+    // order whatever the hint saw.
+    let mut q = EventQueue::new();
+    q.schedule(Time(700), Event::TxDone(1));
+    q.schedule(Time(10), Event::TxDone(2));
+    q.schedule(Time(2_000), Event::LinkArrive { port: 4, pkt: 40 });
+    q.schedule(Time(1_100), Event::LinkArrive { port: 3, pkt: 30 });
+    q.schedule(Time(3_500), Event::TxDone(5));
+    let seen = std::cell::RefCell::new(Vec::new());
+    let (mut popped, mut hints) = (Vec::new(), Vec::new());
+    while let Some((t, _)) = q.pop_until_with(Time::NEVER, |e| seen.borrow_mut().push(e)) {
+        popped.push(t.0);
+        let mut h: Vec<u32> = seen.take().iter().map(|e| e.arrival_packet()).collect();
+        h.sort_unstable();
+        hints.push(h);
+    }
+    assert_eq!(popped, vec![10, 700, 1_100, 2_000, 3_500]);
+    assert_eq!(hints, vec![vec![30, 40], vec![], vec![], vec![], vec![]]);
+}
