@@ -217,7 +217,7 @@ impl EventQueue {
             let at = self.head + v[self.head..].partition_point(|x| !s.before(x, base));
             v.insert(at, s);
         } else {
-            v.push(s);
+            push_fields(v, s.lo, e.event);
         }
         *word_mut(&mut self.bits, i) |= 1 << (i % 64);
         self.in_wheel += 1;
@@ -431,6 +431,26 @@ fn prefetch_slot(v: &[Slotted]) {
     }
     #[cfg(not(target_arch = "x86_64"))]
     let _ = v;
+}
+
+/// Append an entry to a slot, each field written straight into the slot's buffer.
+///
+/// `v.push(Slotted { .. })` built the entry on the stack with narrow stores and copied it
+/// with one 16-byte load, which cannot be forwarded from those stores: the load waited for
+/// every older store to reach the cache, many of them misses. On S4 (k = 16) that one load
+/// held 13 % of the run's samples (docs/performance.md, "Store forwarding").
+#[inline(always)]
+fn push_fields(v: &mut Vec<Slotted>, lo: u32, event: Event) {
+    v.reserve(1);
+    let len = v.len();
+    // SAFETY: `reserve` made room for one more entry; both fields are written before the
+    // length covers it.
+    unsafe {
+        let dst = v.as_mut_ptr().add(len);
+        std::ptr::addr_of_mut!((*dst).lo).write(lo);
+        std::ptr::addr_of_mut!((*dst).event).write(event);
+        v.set_len(len + 1);
+    }
 }
 
 /// Sort the entries of the slot that starts at `base` ps by (time, key). Slots hold a few

@@ -99,7 +99,7 @@ impl EcnMarker {
         if self.detection == Detection::Wred && e.mark_on == MarkOn::Enqueue {
             return;
         }
-        let before = depth + en.bytes as u64;
+        let before = depth + en.bytes() as u64;
         let mark_it = match self.detection {
             Detection::Wred => {
                 if e.mark_on != MarkOn::Dequeue {
@@ -111,12 +111,12 @@ impl EcnMarker {
                 if before < e.kmin.0 {
                     return;
                 }
-                let victim = pause.is_paused(en.tc.0)
-                    || ctx.now.saturating_sub(pause.until[en.tc.idx()]) < VICTIM_WINDOW;
+                let victim = pause.is_paused(en.tc().0)
+                    || ctx.now.saturating_sub(pause.until[en.tc().idx()]) < VICTIM_WINDOW;
                 !victim || self.detection == Detection::RcmRootVictim
             }
             Detection::Rcm1b => {
-                let oversubscribed = depth >= en.bytes as u64;
+                let oversubscribed = depth >= en.bytes() as u64;
                 let point = &mut ctx.monitor.cps[cp];
                 if !oversubscribed {
                     point.rcm1b_state = false;
@@ -127,7 +127,7 @@ impl EcnMarker {
             }
         };
         if mark_it {
-            mark(out, q, en.pkt, ctx);
+            mark(out, q, en.pkt(), ctx);
         }
     }
 }

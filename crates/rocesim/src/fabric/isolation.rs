@@ -334,7 +334,7 @@ impl Switch {
         was_ce: bool,
         ctx: &mut Ctx,
     ) {
-        let (inl, pkt_id, size) = (en.in_local, en.pkt, en.bytes as u64);
+        let (inl, pkt_id, size) = (en.in_local(), en.pkt(), en.bytes() as u64);
         let iso = self.isolation.as_deref_mut().expect("isolation on");
         let (o, q) = (out as usize, place.queue);
         iso.enq[o * 8 + q.idx()] += 1;
@@ -397,17 +397,17 @@ impl Switch {
     ) {
         let iso = self.isolation.as_deref().expect("isolation on");
         let class = iso.class_of[wire.idx()];
-        let p = ctx.packets.get(e.pkt);
+        let p = ctx.packets.get(e.pkt());
         let in_cfq = iso.cfq_queues & q.bit() != 0;
         if iso.params.identify != Identify::Ecn
-            || iso.class_queue[class as usize] != q.0 && !(in_cfq && e.tc != wire)
+            || iso.class_queue[class as usize] != q.0 && !(in_cfq && e.tc() != wire)
             || p.kind != PacketKind::Data
             || p.ecn != ecn::CE
         {
             return;
         }
         let (flow, hash) = (p.flow, p.hash);
-        self.isolate(flow, hash, class, out, e.in_local, ctx);
+        self.isolate(flow, hash, class, out, e.in_local(), ctx);
     }
 
     /// Isolate `flow` (class `class`) on egress `out`; tell the switch upstream of `inl`.
@@ -465,7 +465,7 @@ impl Switch {
         let iso = self.isolation.as_deref_mut().expect("isolation on");
         iso.deq[out * 8 + q.idx()] += 1;
         let in_cfq = iso.cfq_queues & q.bit() != 0;
-        let p = ctx.packets.get_mut(e.pkt);
+        let p = ctx.packets.get_mut(e.pkt());
         let counted = p.flags & flags::ISO_COUNTED != 0;
         if p.kind != PacketKind::Data || !in_cfq && !counted {
             return;
@@ -475,7 +475,7 @@ impl Switch {
             return;
         };
         let en = &mut iso.table[i];
-        let size = e.bytes as u64;
+        let size = e.bytes() as u64;
         if counted {
             en.nc_bytes = en.nc_bytes.saturating_sub(size);
         }

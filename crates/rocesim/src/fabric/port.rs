@@ -18,46 +18,116 @@ use crate::units::{Rate, Time};
 
 /// A queued packet with what its switch needs when it leaves, so that scheduling and MMU
 /// release do not touch the (cold) packet itself.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct QEntry {
-    /// Packet handle.
-    pub pkt: u32,
-    /// Index on this switch of the port it arrived on (`u16::MAX` for packets a host made).
-    pub in_local: u16,
-    /// Buffer bytes (the frame without preamble and gap).
-    pub bytes: u16,
-    /// Bytes on the wire beyond `bytes` (preamble and gap, [`crate::packet::Packet::gap`]).
-    pub gap: u8,
-    /// Traffic class (= priority group = PFC priority).
-    pub tc: Priority,
-    /// Charged to its ingress PG as lossless.
-    pub lossless: bool,
-    /// A data packet collecting INT (stamp a hop record when it leaves).
-    pub int: bool,
-    /// A flooded copy (admitted without the risk of a drop; see `Mmu::admit_replica`).
-    pub replica: bool,
-}
+///
+/// One 128-bit word: the packet handle (bits 0-31), the ingress port's local index (32-47,
+/// `u16::MAX` for packets a host made), the buffer bytes (48-63), the wire bytes beyond them
+/// (64-71), the traffic class (72-79) and three flags (80 lossless, 81 INT, 82 replica). An
+/// entry is built by shifts in registers and copied as two 8-byte words. As a struct of
+/// narrow fields it was built on the stack by narrow stores and copied by one 16-byte load,
+/// which the core cannot forward from those stores: the copy waited until every older store
+/// had reached the cache (docs/performance.md, "Store forwarding").
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub struct QEntry(u128);
+
+/// The flag bits of a [`QEntry`].
+const LOSSLESS: u128 = 1 << 80;
+const INT: u128 = 1 << 81;
+const REPLICA: u128 = 1 << 82;
 
 impl QEntry {
+    /// An entry for packet `pkt` that arrived on local port `in_local`: `bytes` buffer bytes
+    /// and `gap` more on the wire, traffic class `tc`; charged as `lossless` to its ingress
+    /// PG, collecting `int` (stamp a hop record when it leaves), a flooded `replica`
+    /// (admitted without the risk of a drop; see `Mmu::admit_replica`).
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        pkt: u32,
+        in_local: u16,
+        bytes: u16,
+        gap: u8,
+        tc: Priority,
+        lossless: bool,
+        int: bool,
+        replica: bool,
+    ) -> Self {
+        QEntry(
+            u128::from(pkt)
+                | u128::from(in_local) << 32
+                | u128::from(bytes) << 48
+                | u128::from(gap) << 64
+                | u128::from(tc.0) << 72
+                | if lossless { LOSSLESS } else { 0 }
+                | if int { INT } else { 0 }
+                | if replica { REPLICA } else { 0 },
+        )
+    }
     /// An entry for a packet a host NIC made (no ingress port), `wire` bytes of which `gap`
     /// are never buffered.
     #[inline]
     pub fn local(pkt: u32, wire: u32, gap: u8, tc: Priority) -> Self {
-        QEntry {
-            pkt,
-            in_local: u16::MAX,
-            bytes: (wire - u32::from(gap)) as u16,
-            gap,
-            tc,
-            lossless: false,
-            int: false,
-            replica: false,
-        }
+        let bytes = (wire - u32::from(gap)) as u16;
+        QEntry::new(pkt, u16::MAX, bytes, gap, tc, false, false, false)
+    }
+    /// Packet handle.
+    #[inline(always)]
+    pub fn pkt(self) -> u32 {
+        self.0 as u32
+    }
+    /// Index on this switch of the port it arrived on (`u16::MAX` for packets a host made).
+    #[inline(always)]
+    pub fn in_local(self) -> u16 {
+        (self.0 >> 32) as u16
+    }
+    /// Buffer bytes (the frame without preamble and gap).
+    #[inline(always)]
+    pub fn bytes(self) -> u16 {
+        (self.0 >> 48) as u16
+    }
+    /// Bytes on the wire beyond `bytes` (preamble and gap, [`crate::packet::Packet::gap`]).
+    #[inline(always)]
+    pub fn gap(self) -> u8 {
+        (self.0 >> 64) as u8
+    }
+    /// Traffic class (= priority group = PFC priority).
+    #[inline(always)]
+    pub fn tc(self) -> Priority {
+        Priority((self.0 >> 72) as u8)
+    }
+    /// Charged to its ingress PG as lossless.
+    #[inline(always)]
+    pub fn lossless(self) -> bool {
+        self.0 & LOSSLESS != 0
+    }
+    /// A data packet collecting INT (stamp a hop record when it leaves).
+    #[inline(always)]
+    pub fn int(self) -> bool {
+        self.0 & INT != 0
+    }
+    /// A flooded copy (admitted without the risk of a drop; see `Mmu::admit_replica`).
+    #[inline(always)]
+    pub fn replica(self) -> bool {
+        self.0 & REPLICA != 0
     }
     /// Bytes on the wire.
-    #[inline]
-    pub fn wire(&self) -> u32 {
-        self.bytes as u32 + u32::from(self.gap)
+    #[inline(always)]
+    pub fn wire(self) -> u32 {
+        self.bytes() as u32 + u32::from(self.gap())
+    }
+}
+
+impl std::fmt::Debug for QEntry {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("QEntry")
+            .field("pkt", &self.pkt())
+            .field("in_local", &self.in_local())
+            .field("bytes", &self.bytes())
+            .field("gap", &self.gap())
+            .field("tc", &self.tc())
+            .field("lossless", &self.lossless())
+            .field("int", &self.int())
+            .field("replica", &self.replica())
+            .finish()
     }
 }
 
@@ -379,6 +449,32 @@ impl Port {
 mod tests {
     use super::*;
     use std::mem::offset_of;
+
+    #[test]
+    fn a_queue_entry_gives_back_every_field_as_built() {
+        let cases = [
+            (0, 0, 0, 0, 0, false, false, false),
+            (u32::MAX, u16::MAX, u16::MAX, u8::MAX, 7, true, true, true),
+            (7, 3, 1082, 20, 3, true, false, true),
+            (0x8000_0001, 4095, 86, 0, 5, false, true, false),
+        ];
+        for (pkt, inl, bytes, gap, tc, lossless, int, replica) in cases {
+            let e = QEntry::new(pkt, inl, bytes, gap, Priority(tc), lossless, int, replica);
+            assert_eq!(e.pkt(), pkt);
+            assert_eq!(e.in_local(), inl);
+            assert_eq!(e.bytes(), bytes);
+            assert_eq!(e.gap(), gap);
+            assert_eq!(e.tc(), Priority(tc));
+            assert_eq!(
+                (e.lossless(), e.int(), e.replica()),
+                (lossless, int, replica)
+            );
+            assert_eq!(e.wire(), u32::from(bytes) + u32::from(gap));
+        }
+        let l = QEntry::local(9, 1102, 20, Priority(1));
+        assert_eq!((l.in_local(), l.bytes(), l.wire()), (u16::MAX, 1082, 1102));
+        assert!(!l.lossless() && !l.int() && !l.replica());
+    }
 
     #[test]
     fn transmit_fields_share_the_first_cache_line() {

@@ -219,16 +219,17 @@ impl Switch {
         }
         pkt.tc = place.wire.0;
         let was_ce = pkt.ecn == crate::packet::ecn::CE;
-        let entry = QEntry {
-            pkt: pkt_id,
+        let int = pkt.flags & flags::INT != 0;
+        let entry = QEntry::new(
+            pkt_id,
             in_local,
-            bytes: size as u16,
-            gap: pkt.gap,
-            tc: pg,
+            size as u16,
+            pkt.gap,
+            pg,
             lossless,
-            int: pkt.flags & flags::INT != 0,
+            int,
             replica,
-        };
+        );
         // The PG's occupancy first: its line is hot from admission, the XOFF masks' line
         // usually is not, and a PG below XOFF needs no look at it.
         let pg_prios = self.pg_prios[pg.idx()];
@@ -248,7 +249,7 @@ impl Switch {
         }
         if cut_through {
             let prio = self.depart(&entry, outl, q, ctx);
-            self.ports[outl].start_tx(entry.pkt, entry.wire(), prio, false, ctx);
+            self.ports[outl].start_tx(entry.pkt(), entry.wire(), prio, false, ctx);
             return;
         }
         if self.isolation.is_some() {
@@ -279,7 +280,7 @@ impl Switch {
             return;
         }
         if let Some((e, prio)) = self.dequeue(l, ctx) {
-            self.ports[l as usize].start_tx(e.pkt, e.wire(), prio, false, ctx);
+            self.ports[l as usize].start_tx(e.pkt(), e.wire(), prio, false, ctx);
         }
     }
 
@@ -298,7 +299,7 @@ impl Switch {
         }
         if let Some(iso) = &self.isolation {
             let queues = &port.queues;
-            let head = |q: u8| queues[q as usize].front().map(|e| e.pkt);
+            let head = |q: u8| queues[q as usize].front().map(|e| e.pkt());
             eligible = iso.filter(l as usize, eligible, head, &ctx.packets);
             if eligible == 0 {
                 return None;
@@ -322,29 +323,29 @@ impl Switch {
         let l = out as u16;
         self.release(&e, out, q, ctx);
         let prio = match &self.isolation {
-            None if self.pg_identity => e.tc,
-            None => Priority(ctx.packets.get(e.pkt).tc),
-            Some(iso) => iso.wire_prio(q, e.tc),
+            None if self.pg_identity => e.tc(),
+            None => Priority(ctx.packets.get(e.pkt()).tc),
+            Some(iso) => iso.wire_prio(q, e.tc()),
         };
         if let Some(ecn) = self.marker.marks(self.ports[out].ecn_queues, q) {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let mmu = &self.mmu;
-            let pg_bytes = || mmu.pg_bytes(e.in_local as usize, e.tc);
+            let pg_bytes = || mmu.pg_bytes(e.in_local() as usize, e.tc());
             let (id, pause) = (port.id, &port.pause);
             let iso = self.isolation.is_some();
-            let was_ce = iso && ctx.packets.get(e.pkt).ecn == crate::packet::ecn::CE;
+            let was_ce = iso && ctx.packets.get(e.pkt()).ecn == crate::packet::ecn::CE;
             self.marker
                 .on_dequeue(id, q, &ecn, &e, depth, pause, pg_bytes, ctx);
             if iso && !was_ce {
                 self.iso_marked_on_dequeue(&e, l, q, prio, ctx);
             }
         }
-        if e.int {
+        if e.int() {
             let depth = self.mmu.queue_bytes(out, q);
             let port = &self.ports[out];
             let sent = port.tx_bytes;
-            let pkt = ctx.packets.get_mut(e.pkt);
+            let pkt = ctx.packets.get_mut(e.pkt());
             let (h, hop) = (pkt.aux, pkt.int_hops);
             pkt.int_hops = pkt.int_hops.saturating_add(1);
             let (now, rate) = (ctx.now, port.rate);
@@ -358,13 +359,13 @@ impl Switch {
     /// peer if its PG fell below XON.
     #[inline(always)]
     pub(crate) fn release(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) {
-        let inl = e.in_local as usize;
-        self.mmu.release(inl, e.tc, out, q, e.bytes as u64);
+        let inl = e.in_local() as usize;
+        self.mmu.release(inl, e.tc(), out, q, e.bytes() as u64);
         if self.isolation.is_some() {
             self.iso_left(e, out, q, ctx);
         }
-        if e.lossless && self.xoff[inl].mask & self.pg_prios[e.tc.idx()] != 0 {
-            self.resume_pg(inl, e.tc, ctx);
+        if e.lossless() && self.xoff[inl].mask & self.pg_prios[e.tc().idx()] != 0 {
+            self.resume_pg(inl, e.tc(), ctx);
         }
     }
 
@@ -436,7 +437,7 @@ impl Switch {
             while let Some(e) = self.ports[l as usize].dequeue(q) {
                 self.release(&e, l as usize, q, ctx);
                 ctx.monitor.totals.drops_fault += 1;
-                ctx.drop_packet(e.pkt);
+                ctx.drop_packet(e.pkt());
             }
         }
         self.ports[l as usize].flush_wire(ctx);

@@ -139,7 +139,7 @@ impl Switch {
                 wd.queues[l][prio].tx_dropped += 1;
             }
             ctx.monitor.totals.drops_fault += 1;
-            ctx.drop_packet(e.pkt);
+            ctx.drop_packet(e.pkt());
         }
     }
 }

@@ -156,7 +156,7 @@ impl Detector {
             let mut seen: Vec<u32> = Vec::new();
             for e in queue_of(port, node) {
                 if let Some(a) = arena {
-                    w.flows.push((node, a.get(e.pkt).flow));
+                    w.flows.push((node, a.get(e.pkt()).flow));
                 }
                 let Some(in_port) = ingress_port(ports, port, e) else {
                     continue;
@@ -165,7 +165,7 @@ impl Detector {
                     continue;
                 }
                 seen.push(in_port.0);
-                w.waits.push((in_port.peer().0 * 8 + e.tc.0 as u32, node));
+                w.waits.push((in_port.peer().0 * 8 + e.tc().0 as u32, node));
             }
         }
         w.nodes = nodes;
@@ -246,8 +246,8 @@ fn queue_of(port: &Port, node: u32) -> impl Iterator<Item = &QEntry> {
 /// The network-wide id of the port entry `e` (queued at switch port `port`) arrived on.
 fn ingress_port(ports: PortView, port: &Port, e: &QEntry) -> Option<PortId> {
     match port.node {
-        NodeRef::Switch(s) if e.in_local != u16::MAX => {
-            Some(ports.switches[s as usize].ports[e.in_local as usize].id)
+        NodeRef::Switch(s) if e.in_local() != u16::MAX => {
+            Some(ports.switches[s as usize].ports[e.in_local() as usize].id)
         }
         _ => None,
     }
@@ -259,7 +259,7 @@ fn flows_in(nodes: &[u32], ports: PortView, arena: &PacketArena) -> Vec<u32> {
     for &n in nodes {
         let port = ports.port(PortId(n / 8));
         for e in queue_of(port, n) {
-            flows.push(arena.get(e.pkt).flow);
+            flows.push(arena.get(e.pkt()).flow);
         }
     }
     flows.sort_unstable();

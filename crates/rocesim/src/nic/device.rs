@@ -74,7 +74,7 @@ impl Nic {
         }
         if let Some(e) = self.dequeue(ctx) {
             let more = !self.sched.is_empty();
-            self.port.start_tx(e.pkt, e.wire(), e.tc, more, ctx);
+            self.port.start_tx(e.pkt(), e.wire(), e.tc(), more, ctx);
         }
     }
 
@@ -173,7 +173,7 @@ impl Nic {
         for q in QueueId::all() {
             while let Some(e) = self.port.dequeue(q) {
                 ctx.monitor.totals.drops_fault += 1;
-                ctx.drop_packet(e.pkt);
+                ctx.drop_packet(e.pkt());
             }
         }
         self.port.flush_wire(ctx);

@@ -164,7 +164,7 @@ impl Sim {
         let ports = self.ports();
         for (_, port) in ports.iter() {
             for q in &port.queues {
-                q.iter().for_each(|e| count(e.pkt));
+                q.iter().for_each(|e| count(e.pkt()));
             }
         }
         self.frames_on_wires().iter().for_each(|&(_, id)| count(id));

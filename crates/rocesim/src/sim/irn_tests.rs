@@ -58,7 +58,7 @@ fn data_in_network(sim: &Sim) -> u64 {
     for (_, port) in sim.ports().iter() {
         port.queues
             .iter()
-            .for_each(|q| q.iter().for_each(|e| count(e.pkt)));
+            .for_each(|q| q.iter().for_each(|e| count(e.pkt())));
         port.pipeline
             .in_flight
             .iter()
