@@ -19,20 +19,25 @@ use crate::units::{Rate, Time};
 /// A queued packet with what its switch needs when it leaves, so that scheduling and MMU
 /// release do not touch the (cold) packet itself.
 ///
-/// One 128-bit word: the packet handle (bits 0-31), the ingress port's local index (32-47,
-/// `u16::MAX` for packets a host made), the buffer bytes (48-63), the wire bytes beyond them
-/// (64-71), the traffic class (72-79) and three flags (80 lossless, 81 INT, 82 replica). An
-/// entry is built by shifts in registers and copied as two 8-byte words. As a struct of
-/// narrow fields it was built on the stack by narrow stores and copied by one 16-byte load,
-/// which the core cannot forward from those stores: the copy waited until every older store
-/// had reached the cache (docs/performance.md, "Store forwarding").
+/// One 128-bit word. Low half: the packet handle (bits 0-31), the buffer bytes (32-47), the
+/// wire bytes beyond them (48-55), the traffic class (56-63); high half: the ingress port's
+/// local index (64-79, `u16::MAX` for packets a host made) and three flags (80 lossless, 81
+/// INT, 82 replica). An entry is built by shifts in registers and stored as two 8-byte words,
+/// and every field lies within one of them, so that reading a field just after the entry was
+/// stored is forwarded from the store. As a struct of narrow fields it was built on the stack
+/// by narrow stores and copied by one 16-byte load, which the core cannot forward from those
+/// stores: the copy waited until every older store had reached the cache
+/// (docs/performance.md, "Store forwarding").
 #[derive(Clone, Copy, PartialEq, Eq)]
-pub struct QEntry(u128);
+pub struct QEntry {
+    lo: u64,
+    hi: u64,
+}
 
-/// The flag bits of a [`QEntry`].
-const LOSSLESS: u128 = 1 << 80;
-const INT: u128 = 1 << 81;
-const REPLICA: u128 = 1 << 82;
+/// The flag bits of a [`QEntry`]'s high half.
+const LOSSLESS: u64 = 1 << 16;
+const INT: u64 = 1 << 17;
+const REPLICA: u64 = 1 << 18;
 
 impl QEntry {
     /// An entry for packet `pkt` that arrived on local port `in_local`: `bytes` buffer bytes
@@ -51,16 +56,16 @@ impl QEntry {
         int: bool,
         replica: bool,
     ) -> Self {
-        QEntry(
-            u128::from(pkt)
-                | u128::from(in_local) << 32
-                | u128::from(bytes) << 48
-                | u128::from(gap) << 64
-                | u128::from(tc.0) << 72
+        QEntry {
+            lo: u64::from(pkt)
+                | u64::from(bytes) << 32
+                | u64::from(gap) << 48
+                | u64::from(tc.0) << 56,
+            hi: u64::from(in_local)
                 | if lossless { LOSSLESS } else { 0 }
                 | if int { INT } else { 0 }
                 | if replica { REPLICA } else { 0 },
-        )
+        }
     }
     /// An entry for a packet a host NIC made (no ingress port), `wire` bytes of which `gap`
     /// are never buffered.
@@ -72,42 +77,42 @@ impl QEntry {
     /// Packet handle.
     #[inline(always)]
     pub fn pkt(self) -> u32 {
-        self.0 as u32
+        self.lo as u32
     }
     /// Index on this switch of the port it arrived on (`u16::MAX` for packets a host made).
     #[inline(always)]
     pub fn in_local(self) -> u16 {
-        (self.0 >> 32) as u16
+        self.hi as u16
     }
     /// Buffer bytes (the frame without preamble and gap).
     #[inline(always)]
     pub fn bytes(self) -> u16 {
-        (self.0 >> 48) as u16
+        (self.lo >> 32) as u16
     }
     /// Bytes on the wire beyond `bytes` (preamble and gap, [`crate::packet::Packet::gap`]).
     #[inline(always)]
     pub fn gap(self) -> u8 {
-        (self.0 >> 64) as u8
+        (self.lo >> 48) as u8
     }
     /// Traffic class (= priority group = PFC priority).
     #[inline(always)]
     pub fn tc(self) -> Priority {
-        Priority((self.0 >> 72) as u8)
+        Priority((self.lo >> 56) as u8)
     }
     /// Charged to its ingress PG as lossless.
     #[inline(always)]
     pub fn lossless(self) -> bool {
-        self.0 & LOSSLESS != 0
+        self.hi & LOSSLESS != 0
     }
     /// A data packet collecting INT (stamp a hop record when it leaves).
     #[inline(always)]
     pub fn int(self) -> bool {
-        self.0 & INT != 0
+        self.hi & INT != 0
     }
     /// A flooded copy (admitted without the risk of a drop; see `Mmu::admit_replica`).
     #[inline(always)]
     pub fn replica(self) -> bool {
-        self.0 & REPLICA != 0
+        self.hi & REPLICA != 0
     }
     /// Bytes on the wire.
     #[inline(always)]
