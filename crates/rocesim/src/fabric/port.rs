@@ -19,11 +19,11 @@ use crate::units::{Rate, Time};
 /// A queued packet with what its switch needs when it leaves, so that scheduling and MMU
 /// release do not touch the (cold) packet itself.
 ///
-/// One 128-bit word. Low half: the packet handle (bits 0-31), the buffer bytes (32-47), the
-/// wire bytes beyond them (48-55), the traffic class (56-63); high half: the ingress port's
-/// local index (64-79, `u16::MAX` for packets a host made) and three flags (80 lossless, 81
-/// INT, 82 replica). An entry is built by shifts in registers and stored as two 8-byte words,
-/// and every field lies within one of them, so that reading a field just after the entry was
+/// Two 8-byte words. `lo`: the packet handle (bits 0-31), the buffer bytes (32-47), the wire
+/// bytes beyond them (48-55), the traffic class (56-63); `hi`: the ingress port's local index
+/// (bits 0-15, `u16::MAX` for packets a host made) and three flags (16 lossless, 17 INT, 18
+/// replica). An entry is built by shifts in registers and stored as two 8-byte words, and
+/// every field lies within one of them, so that reading a field just after the entry was
 /// stored is forwarded from the store. As a struct of narrow fields it was built on the stack
 /// by narrow stores and copied by one 16-byte load, which the core cannot forward from those
 /// stores: the copy waited until every older store had reached the cache
@@ -34,9 +34,11 @@ pub struct QEntry {
     hi: u64,
 }
 
-/// The flag bits of a [`QEntry`]'s high half.
+/// [`QEntry::lossless`]'s bit in the entry's `hi` word.
 const LOSSLESS: u64 = 1 << 16;
+/// [`QEntry::int`]'s bit in `hi`.
 const INT: u64 = 1 << 17;
+/// [`QEntry::replica`]'s bit in `hi`.
 const REPLICA: u64 = 1 << 18;
 
 impl QEntry {
