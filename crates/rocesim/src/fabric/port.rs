@@ -478,6 +478,31 @@ mod tests {
             );
             assert_eq!(e.wire(), u32::from(bytes) + u32::from(gap));
         }
+        // Each field alone at its maximum leaves every other field zero: no two overlap.
+        let alone = [
+            QEntry::new(u32::MAX, 0, 0, 0, Priority(0), false, false, false),
+            QEntry::new(0, u16::MAX, 0, 0, Priority(0), false, false, false),
+            QEntry::new(0, 0, u16::MAX, 0, Priority(0), false, false, false),
+            QEntry::new(0, 0, 0, u8::MAX, Priority(0), false, false, false),
+            QEntry::new(0, 0, 0, 0, Priority(7), false, false, false),
+            QEntry::new(0, 0, 0, 0, Priority(0), true, false, false),
+            QEntry::new(0, 0, 0, 0, Priority(0), false, true, false),
+            QEntry::new(0, 0, 0, 0, Priority(0), false, false, true),
+        ];
+        for (i, e) in alone.iter().enumerate() {
+            let set = [
+                e.pkt() != 0,
+                e.in_local() != 0,
+                e.bytes() != 0,
+                e.gap() != 0,
+                e.tc() != Priority(0),
+                e.lossless(),
+                e.int(),
+                e.replica(),
+            ];
+            let want: Vec<bool> = (0..8).map(|j| j == i).collect();
+            assert_eq!(set.to_vec(), want, "field {i} alone");
+        }
         let l = QEntry::local(9, 1102, 20, Priority(1));
         assert_eq!((l.in_local(), l.bytes(), l.wire()), (u16::MAX, 1082, 1102));
         assert!(!l.lossless() && !l.int() && !l.replica());
