@@ -44,6 +44,16 @@ const MAX_SLOTS: usize = 1 << 16;
 
 /// Bits of a time below its slot number.
 const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
+/// Events of the next slot handed to the caller as prefetch hints. S1's slots hold about six
+/// events, S4's (k = 16) about 27: 16 left S4's later arrivals without a hint
+/// (docs/performance.md, "Slots of a large fabric").
+const HINT_AHEAD: usize = 32;
+/// Entries of the slot after next whose lines are prefetched (4 to a line).
+const PREFETCH_ENTRIES: usize = 48;
+/// Longest slot sorted by insertion; longer ones take the general sort. A slot is mostly in
+/// time order, and at S4's 27 entries the general sort's partition and merges cost 7 % of
+/// the run where insertion moves a few entries.
+const INSERTION_MAX: usize = 48;
 
 /// A pending event and its time (the overflow heap's entries). Entries order by time, then
 /// (only between events due at the same picosecond) by [`Event::key`] exclusive-or the time's
@@ -283,7 +293,7 @@ impl EventQueue {
         self.pop_until_with(end, |_| {})
     }
     /// [`EventQueue::pop_until`], calling `ahead` on each event of the slot after the one
-    /// that starts draining (up to 16, unsorted): the events due about a slot from now, so
+    /// that starts draining (up to [`HINT_AHEAD`], unsorted): the events due about a slot from now, so
     /// the caller can prefetch what they will touch (a frame's packet) while this slot's
     /// events run. A hint only: the slot may still change, or be another turn's.
     #[inline(always)]
@@ -306,7 +316,7 @@ impl EventQueue {
             self.sorted = slot;
             self.head = 0;
             let m = self.mask as usize;
-            for s in self::slot(&self.slots, (i + 1) & m).iter().take(16) {
+            for s in self::slot(&self.slots, (i + 1) & m).iter().take(HINT_AHEAD) {
                 ahead(s.event);
             }
             prefetch_slot(self::slot(&self.slots, (i + 2) & m));
@@ -414,14 +424,14 @@ fn word_mut(bits: &mut [u64], i: usize) -> &mut u64 {
     unsafe { bits.get_unchecked_mut(i / 64) }
 }
 
-/// Start loading the entries of the slot two after the one being drained (up to 4 cache
-/// lines): at large fabrics a slot's buffer was last written a propagation delay ago and has
+/// Start loading the entries of the slot two after the one being drained (up to
+/// [`PREFETCH_ENTRIES`] of them): at large fabrics a slot's buffer was last written a propagation delay ago and has
 /// left the L2 by the time it is drained, and the next slot's entries are read (for
 /// [`EventQueue::pop_until_with`]'s hint) when this one starts. A hint only.
 #[inline(always)]
 fn prefetch_slot(v: &[Slotted]) {
     #[cfg(target_arch = "x86_64")]
-    for k in (0..v.len().min(16)).step_by(4) {
+    for k in (0..v.len().min(PREFETCH_ENTRIES)).step_by(4) {
         // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
         unsafe {
             core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
@@ -459,7 +469,7 @@ fn push_fields(v: &mut Vec<Slotted>, lo: u32, event: Event) {
 /// does not matter.
 #[inline]
 fn sort_slot(v: &mut [Slotted], base: u64) {
-    if v.len() > 16 {
+    if v.len() > INSERTION_MAX {
         v.sort_unstable_by(|a, b| {
             if a.before(b, base) {
                 std::cmp::Ordering::Less

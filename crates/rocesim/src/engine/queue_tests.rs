@@ -120,7 +120,7 @@ proptest! {
     #[test]
     fn slot_sort_sorts(
         slot in 0u64..1 << 40,
-        entries in proptest::collection::vec((0u64..6, 0u32..8), 0..40),
+        entries in proptest::collection::vec((0u64..6, 0u32..8), 0..2 * INSERTION_MAX + 8),
     ) {
         let base = slot << SLOT_SHIFT;
         let mut expect: Vec<Entry> = (entries.iter())
