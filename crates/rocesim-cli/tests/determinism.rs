@@ -177,6 +177,26 @@ fn threads_give_one_threads_files_with_ecmp_poisson_dcqcn_and_samplers() {
 }
 
 #[test]
+fn routing_ahead_changes_no_file() {
+    // The next switch's egress port looked up one hop ahead (carried by the frame's arrival)
+    // must be the port that switch would choose itself: under each ECMP hash, with random
+    // source ports, and with frames crossing between threads' parts.
+    for hash in ["salted", "polarized", "ns3"] {
+        let h = format!("topology.ecmp_hash=\"{hash}\"");
+        let off = run(&[&h, "sim.route_ahead=\"off\""]);
+        let on = run(&[&h, "sim.route_ahead=\"on\""]);
+        assert_same_files(
+            off.path(),
+            on.path(),
+            &format!("route_ahead on, {hash} hash"),
+        );
+    }
+    let off = run(&["sim.route_ahead=\"off\""]);
+    let split = run(&["sim.route_ahead=\"on\"", "sim.threads=2"]);
+    assert_same_files(off.path(), split.path(), "route_ahead on, two threads");
+}
+
+#[test]
 fn threads_give_one_threads_files_with_faults_and_deadlocks() {
     // A link that fails and comes back (frames on a cut wire are lost), and a PFC deadlock
     // the detector reports from the stuck queues of both parts.

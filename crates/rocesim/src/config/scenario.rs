@@ -36,6 +36,21 @@ pub struct SimParams {
     pub max_memory: crate::units::Bytes,
     /// Threads the fabric is split across (`sim.threads`; 1: one thread, no partitioning).
     pub threads: u16,
+    /// When switches look up the next switch's egress port ahead (`sim.route_ahead`).
+    pub route_ahead: RouteAheadMode,
+}
+
+/// When a switch looks up the egress port a frame will take at the next switch
+/// (`sim.route_ahead`, `fabric::route_ahead`). A matter of speed only: results are the same.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RouteAheadMode {
+    /// When the switches' port state outgrows a core's cache, and no fault can change
+    /// routes.
+    Auto,
+    /// Whenever no fault can change routes.
+    On,
+    /// Never: each switch routes a frame when it arrives.
+    Off,
 }
 
 /// Format of the result tables (`output.format`).

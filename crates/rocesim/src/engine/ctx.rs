@@ -9,6 +9,7 @@
 
 use super::{Event, EventQueue, PacketArena};
 use crate::fabric::int::IntPool;
+use crate::fabric::route_ahead::RouteAhead;
 use crate::fabric::routing::RoutingTable;
 use crate::monitor::Monitor;
 use crate::nic::conn::ConnTable;
@@ -30,6 +31,9 @@ pub struct Ctx {
     /// Forwarding tables with their ECMP groups (components only read them; the world
     /// rebuilds them when routing reconverges).
     pub routes: RoutingTable,
+    /// The switch at the far end of every port, for routing one hop ahead (off when routes
+    /// can change during a run).
+    pub ahead: RouteAhead,
     /// Which QP of which NIC serves each flow (components only read it; the world fills it
     /// when a flow starts).
     pub conns: ConnTable,

@@ -14,6 +14,11 @@ pub enum Event {
         port: u32,
         /// The frame's packet handle.
         pkt: u32,
+        /// The local egress port the receiving switch will forward it to, looked up one hop
+        /// ahead by the sending switch (`fabric::route_ahead`), or `NO_OUT`. Left out of
+        /// the key: a hint that saves the receiver its lookup and lets the loop prefetch
+        /// that port, never a different decision.
+        out: u16,
     },
     /// A PFC frame takes effect on this (egress) port after the peer's response delay.
     PauseArrive {
@@ -184,7 +189,11 @@ mod key_tests {
                 let (port, prio) = port_prio();
                 Event::PfcRefresh { port, prio }
             }
-            5 => Event::LinkArrive { port: id, pkt: 0 },
+            5 => Event::LinkArrive {
+                port: id,
+                pkt: 0,
+                out: crate::fabric::route_ahead::NO_OUT,
+            },
             6 => Event::Forward(id),
             7 => Event::TxDone(id),
             8 => Event::RxDone(id),
@@ -230,7 +239,11 @@ mod key_tests {
             },
             Event::PauseExpire { port: m, prio: 7 },
             Event::PfcRefresh { port: 2, prio: 255 },
-            Event::LinkArrive { port: 7, pkt: 0 },
+            Event::LinkArrive {
+                port: 7,
+                pkt: 0,
+                out: crate::fabric::route_ahead::NO_OUT,
+            },
             Event::Forward(m),
             Event::TxDone(m),
             Event::RxDone(m),

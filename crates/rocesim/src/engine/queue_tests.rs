@@ -12,7 +12,14 @@ fn pops_in_time_then_class_order() {
     q.schedule(Time(5), Event::Sample);
     // Scheduled after the sample, popped before it: frames, then transmissions, then
     // what observes them.
-    q.schedule(Time(5), Event::LinkArrive { port: 5, pkt: 9 });
+    q.schedule(
+        Time(5),
+        Event::LinkArrive {
+            port: 5,
+            pkt: 9,
+            out: 3,
+        },
+    );
     q.schedule(
         Time(5),
         Event::Fault {
@@ -32,7 +39,14 @@ fn pops_in_time_then_class_order() {
                     start: true
                 }
             ),
-            (Time(5), Event::LinkArrive { port: 5, pkt: 9 }),
+            (
+                Time(5),
+                Event::LinkArrive {
+                    port: 5,
+                    pkt: 9,
+                    out: 3
+                }
+            ),
             (Time(5), Event::TxDone(1)),
             (Time(5), Event::Sample),
         ]
@@ -283,8 +297,22 @@ fn the_hint_names_the_next_slots_events_when_a_slot_starts() {
     let mut q = EventQueue::new();
     q.schedule(Time(700), Event::TxDone(1));
     q.schedule(Time(10), Event::TxDone(2));
-    q.schedule(Time(2_000), Event::LinkArrive { port: 4, pkt: 40 });
-    q.schedule(Time(1_100), Event::LinkArrive { port: 3, pkt: 30 });
+    q.schedule(
+        Time(2_000),
+        Event::LinkArrive {
+            port: 4,
+            pkt: 40,
+            out: 3,
+        },
+    );
+    q.schedule(
+        Time(1_100),
+        Event::LinkArrive {
+            port: 3,
+            pkt: 30,
+            out: 3,
+        },
+    );
     q.schedule(Time(3_500), Event::TxDone(5));
     let seen = std::cell::RefCell::new(Vec::new());
     let (mut popped, mut hints) = (Vec::new(), Vec::new());

@@ -37,7 +37,9 @@ impl Ctx {
             r
         });
         self.packets.free(pkt);
-        let ev = Event::LinkArrive { port, pkt: 0 };
+        // The receiving part routes the frame itself.
+        let out = crate::fabric::route_ahead::NO_OUT;
+        let ev = Event::LinkArrive { port, pkt: 0, out };
         self.outbox.push(Remote {
             at,
             ev,
@@ -49,12 +51,12 @@ impl Ctx {
     /// thread's arena; returns the frame's arrival time and handle.
     pub fn receive_remote(&mut self, m: Remote) -> Option<(Time, u32)> {
         let ev = match (m.ev, m.frame) {
-            (Event::LinkArrive { port, .. }, Some((mut p, int))) => {
+            (Event::LinkArrive { port, out, .. }, Some((mut p, int))) => {
                 if let Some(r) = int {
                     p.aux = self.ints.insert(r);
                 }
                 let pkt = self.packets.alloc(p);
-                Event::LinkArrive { port, pkt }
+                Event::LinkArrive { port, pkt, out }
             }
             (ev, _) => ev,
         };

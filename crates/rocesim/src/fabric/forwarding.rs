@@ -3,6 +3,7 @@
 //! lossless packets for that host out of every port (or drops them with SONiC's
 //! drop-on-incomplete-ARP fix).
 
+use super::route_ahead::NO_OUT;
 use super::switch::Switch;
 use crate::engine::Ctx;
 use crate::packet::flags;
@@ -107,7 +108,7 @@ impl Switch {
         for p in 0..n {
             if p != in_local {
                 let copy = ctx.packets.alloc(original);
-                self.enqueue(in_local, copy, p, !first, ctx);
+                self.enqueue(in_local, copy, p, !first, NO_OUT, ctx);
                 first = false;
             }
         }

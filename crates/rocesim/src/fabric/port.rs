@@ -9,6 +9,7 @@ use std::collections::VecDeque;
 use super::link::{Channel, Loss};
 use super::params::QueueSched;
 use super::pfc::EgressPause;
+use super::route_ahead::NO_OUT;
 use super::scheduler::Scheduler;
 use crate::engine::{Ctx, Event};
 use crate::ids::{PortId, Priority, QueueId};
@@ -40,6 +41,9 @@ const LOSSLESS: u64 = 1 << 16;
 const INT: u64 = 1 << 17;
 /// [`QEntry::replica`]'s bit in `hi`.
 const REPLICA: u64 = 1 << 18;
+/// [`QEntry::ahead`]'s place in `hi` (bits 32-47), stored plus one so that an entry built
+/// without it reads [`NO_OUT`].
+const AHEAD_SHIFT: u32 = 32;
 
 impl QEntry {
     /// An entry for packet `pkt` that arrived on local port `in_local`: `bytes` buffer bytes
@@ -116,6 +120,22 @@ impl QEntry {
     pub fn replica(self) -> bool {
         self.hi & REPLICA != 0
     }
+    /// The egress port the next switch will forward this packet to, routed one hop ahead
+    /// (`fabric::route_ahead`), or [`NO_OUT`].
+    #[inline(always)]
+    pub fn ahead(self) -> u16 {
+        ((self.hi >> AHEAD_SHIFT) as u16).wrapping_sub(1)
+    }
+    /// This entry, carrying `out` as its [`QEntry::ahead`] port (built without one, it has
+    /// none).
+    #[inline(always)]
+    pub fn with_ahead(self, out: u16) -> Self {
+        let stored = u64::from(out.wrapping_add(1)) << AHEAD_SHIFT;
+        QEntry {
+            lo: self.lo,
+            hi: self.hi & !(0xFFFF << AHEAD_SHIFT) | stored,
+        }
+    }
     /// Bytes on the wire.
     #[inline(always)]
     pub fn wire(self) -> u32 {
@@ -134,6 +154,7 @@ impl std::fmt::Debug for QEntry {
             .field("lossless", &self.lossless())
             .field("int", &self.int())
             .field("replica", &self.replica())
+            .field("ahead", &self.ahead())
             .finish()
     }
 }
@@ -348,6 +369,21 @@ impl Port {
     /// waits (`more_data`: the owner has more to send).
     #[inline(always)]
     pub fn start_tx(&mut self, pkt: u32, wire: u32, tc: Priority, more_data: bool, ctx: &mut Ctx) {
+        self.start_tx_ahead(pkt, wire, tc, more_data, NO_OUT, ctx);
+    }
+
+    /// [`Port::start_tx`] for a frame whose egress port at the next switch, `out`, is known
+    /// ahead (`fabric::route_ahead`): its arrival event carries it.
+    #[inline(always)]
+    pub fn start_tx_ahead(
+        &mut self,
+        pkt: u32,
+        wire: u32,
+        tc: Priority,
+        more_data: bool,
+        out: u16,
+        ctx: &mut Ctx,
+    ) {
         let now = ctx.now;
         let ser = self.tx_time(wire as u64);
         self.busy_until = now + ser;
@@ -362,7 +398,7 @@ impl Port {
         );
         if self.wire_plain || self.wire_keeps(pkt, arrive, tc, wire, ctx) {
             let port = self.id.0;
-            ctx.schedule(arrive, Event::LinkArrive { port, pkt });
+            ctx.schedule(arrive, Event::LinkArrive { port, pkt, out });
         }
         if more || more_data {
             self.wake_when_free(ctx);
@@ -453,90 +489,5 @@ impl Port {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use std::mem::offset_of;
-
-    #[test]
-    fn a_queue_entry_gives_back_every_field_as_built() {
-        let cases = [
-            (0, 0, 0, 0, 0, false, false, false),
-            (u32::MAX, u16::MAX, u16::MAX, u8::MAX, 7, true, true, true),
-            (7, 3, 1082, 20, 3, true, false, true),
-            (0x8000_0001, 4095, 86, 0, 5, false, true, false),
-        ];
-        for (pkt, inl, bytes, gap, tc, lossless, int, replica) in cases {
-            let e = QEntry::new(pkt, inl, bytes, gap, Priority(tc), lossless, int, replica);
-            assert_eq!(e.pkt(), pkt);
-            assert_eq!(e.in_local(), inl);
-            assert_eq!(e.bytes(), bytes);
-            assert_eq!(e.gap(), gap);
-            assert_eq!(e.tc(), Priority(tc));
-            assert_eq!(
-                (e.lossless(), e.int(), e.replica()),
-                (lossless, int, replica)
-            );
-            assert_eq!(e.wire(), u32::from(bytes) + u32::from(gap));
-        }
-        // Each field alone at its maximum leaves every other field zero: no two overlap.
-        let alone = [
-            QEntry::new(u32::MAX, 0, 0, 0, Priority(0), false, false, false),
-            QEntry::new(0, u16::MAX, 0, 0, Priority(0), false, false, false),
-            QEntry::new(0, 0, u16::MAX, 0, Priority(0), false, false, false),
-            QEntry::new(0, 0, 0, u8::MAX, Priority(0), false, false, false),
-            QEntry::new(0, 0, 0, 0, Priority(7), false, false, false),
-            QEntry::new(0, 0, 0, 0, Priority(0), true, false, false),
-            QEntry::new(0, 0, 0, 0, Priority(0), false, true, false),
-            QEntry::new(0, 0, 0, 0, Priority(0), false, false, true),
-        ];
-        for (i, e) in alone.iter().enumerate() {
-            let set = [
-                e.pkt() != 0,
-                e.in_local() != 0,
-                e.bytes() != 0,
-                e.gap() != 0,
-                e.tc() != Priority(0),
-                e.lossless(),
-                e.int(),
-                e.replica(),
-            ];
-            let want: Vec<bool> = (0..8).map(|j| j == i).collect();
-            assert_eq!(set.to_vec(), want, "field {i} alone");
-        }
-        let l = QEntry::local(9, 1102, 20, Priority(1));
-        assert_eq!((l.in_local(), l.bytes(), l.wire()), (u16::MAX, 1082, 1102));
-        assert!(!l.lossless() && !l.int() && !l.replica());
-    }
-
-    #[test]
-    fn transmit_fields_share_the_first_cache_line() {
-        for end in [
-            offset_of!(Port, busy_until) + 8,
-            offset_of!(Port, ps_per_byte) + 8,
-            offset_of!(Port, tx_bytes) + 8,
-            offset_of!(Port, id) + 4,
-            offset_of!(Port, wd_drop) + 1,
-            offset_of!(Port, strict) + 1,
-            offset_of!(Port, ecn_queues) + 1,
-            offset_of!(Port, wire_plain) + 1,
-            offset_of!(Port, pause) + offset_of!(EgressPause, mask) + 1,
-        ] {
-            assert!(end <= 64, "field ends at byte {end}");
-        }
-    }
-
-    #[test]
-    fn wire_head_state_and_loss_kind_share_a_cache_line() {
-        let start = offset_of!(Port, wire);
-        assert_eq!(start % 64, 0, "the wire starts a cache line");
-        // `Loss` is `repr(u8)`: its tag is its first byte.
-        let loss_tag = offset_of!(Channel, loss) + 1;
-        for end in [
-            offset_of!(Channel, in_flight) + 32,
-            offset_of!(Channel, up) + 1,
-            loss_tag,
-        ] {
-            assert!(end <= 64, "wire field ends at byte {end} of its line");
-        }
-    }
-}
+#[path = "port_tests.rs"]
+mod tests;

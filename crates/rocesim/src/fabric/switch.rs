@@ -15,6 +15,7 @@ use super::isolation::Placement;
 use super::mmu::{Admit, Mmu};
 use super::pfc::XoffState;
 use super::port::{Port, QEntry};
+use super::route_ahead::NO_OUT;
 use super::routing::ecmp_pick;
 use super::watchdog::PfcWatchdog;
 use crate::engine::Ctx;
@@ -80,9 +81,17 @@ pub struct Switch {
 
 impl Switch {
     /// A frame arrived on local port `in_local`: forward it, after the forwarding latency if
-    /// the switch has one.
+    /// the switch has one. With `AHEAD` (routing one hop ahead is on: `fabric::route_ahead`),
+    /// `out` is its egress port if the sending switch looked it up, else [`NO_OUT`];
+    /// without, `out` is ignored.
     #[inline]
-    pub fn on_arrive(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
+    pub fn on_arrive<const AHEAD: bool>(
+        &mut self,
+        in_local: u16,
+        pkt_id: u32,
+        out: u16,
+        ctx: &mut Ctx,
+    ) {
         if self.latency > crate::units::Time::ZERO {
             let port = &mut self.ports[in_local as usize];
             let at = ctx.now + self.latency;
@@ -91,7 +100,7 @@ impl Switch {
             }
             return;
         }
-        self.forward(in_local, pkt_id, ctx);
+        self.forward::<AHEAD>(in_local, pkt_id, out, ctx);
     }
 
     /// The head of port `in_local`'s forwarding pipeline is due: forward it.
@@ -103,12 +112,20 @@ impl Switch {
         if let Some(t) = port.pipeline.head_time() {
             ctx.schedule(t, crate::engine::Event::Forward(port.id.0));
         }
-        self.forward(in_local, pkt_id, ctx);
+        self.forward::<false>(in_local, pkt_id, NO_OUT, ctx);
     }
 
-    /// Forward a frame that arrived on `in_local`: TTL, route (ECMP), enqueue.
+    /// Forward a frame that arrived on `in_local`: TTL, route (ECMP; or, with `AHEAD`, the
+    /// egress port `ahead` the previous switch looked up, unless [`NO_OUT`]), enqueue; and,
+    /// with `AHEAD`, look up where the next switch will send it.
     #[inline(always)]
-    fn forward(&mut self, in_local: u16, pkt_id: u32, ctx: &mut Ctx) {
+    fn forward<const AHEAD: bool>(
+        &mut self,
+        in_local: u16,
+        pkt_id: u32,
+        ahead: u16,
+        ctx: &mut Ctx,
+    ) {
         let pkt = ctx.packets.get_mut(pkt_id);
         if pkt.kind == crate::packet::PacketKind::Cip {
             self.on_cip(in_local, pkt_id, ctx);
@@ -130,6 +147,8 @@ impl Switch {
                 Some(p) => p,
                 None => return,
             }
+        } else if AHEAD && ahead != NO_OUT {
+            ahead
         } else {
             let hops = ctx.routes.next_hops(self.id, dst);
             if hops.is_empty() {
@@ -143,7 +162,12 @@ impl Switch {
                 self.ecmp_index(hash, dst, data, hops.len())
             }]
         };
-        self.enqueue(in_local, pkt_id, out, false, ctx);
+        let next = if AHEAD {
+            (ctx.ahead).out_at_peer(&ctx.routes, self.id, out, dst, hash, data)
+        } else {
+            NO_OUT
+        };
+        self.enqueue(in_local, pkt_id, out, false, next, ctx);
     }
 
     /// Which of `n` equal-cost next hops a packet to host `dst` with ECMP key `hash` (a data
@@ -167,7 +191,8 @@ impl Switch {
     }
 
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
-    /// flooded copy beyond the first) is never dropped at admission.
+    /// flooded copy beyond the first) is never dropped at admission. `next` is its egress
+    /// port at the next switch, if looked up ahead ([`NO_OUT`] if not).
     #[inline(always)]
     pub(crate) fn enqueue(
         &mut self,
@@ -175,6 +200,7 @@ impl Switch {
         pkt_id: u32,
         out: u16,
         replica: bool,
+        next: u16,
         ctx: &mut Ctx,
     ) {
         let tc = self.tc_of(in_local, ctx.packets.get(pkt_id).dscp);
@@ -229,7 +255,8 @@ impl Switch {
             lossless,
             int,
             replica,
-        );
+        )
+        .with_ahead(next);
         // The PG's occupancy first: its line is hot from admission, the XOFF masks' line
         // usually is not, and a PG below XOFF needs no look at it.
         let pg_prios = self.pg_prios[pg.idx()];
@@ -249,7 +276,8 @@ impl Switch {
         }
         if cut_through {
             let prio = self.depart(&entry, outl, q, ctx);
-            self.ports[outl].start_tx(entry.pkt(), entry.wire(), prio, false, ctx);
+            let (pkt, wire) = (entry.pkt(), entry.wire());
+            self.ports[outl].start_tx_ahead(pkt, wire, prio, false, next, ctx);
             return;
         }
         if self.isolation.is_some() {
@@ -280,8 +308,28 @@ impl Switch {
             return;
         }
         if let Some((e, prio)) = self.dequeue(l, ctx) {
-            self.ports[l as usize].start_tx(e.pkt(), e.wire(), prio, false, ctx);
+            let (pkt, wire, next) = (e.pkt(), e.wire(), e.ahead());
+            self.ports[l as usize].start_tx_ahead(pkt, wire, prio, false, next, ctx);
         }
+    }
+
+    /// Start loading the first cache line of local port `l` (a frame is about to arrive for
+    /// it: see `fabric::route_ahead`). A hint only: an index beyond the ports loads nothing
+    /// the program reads.
+    #[inline(always)]
+    pub fn prefetch_port(&self, l: u16) {
+        #[cfg(target_arch = "x86_64")]
+        {
+            let p = self.ports.as_ptr().wrapping_add(l as usize);
+            // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
+            unsafe {
+                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
+                    p as *const i8,
+                );
+            }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        let _ = l;
     }
 
     /// Port `l` finished serializing its frame.

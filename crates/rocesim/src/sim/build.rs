@@ -5,6 +5,7 @@
 use super::chains::Chains;
 use super::traffic::{FlowStarts, StreamCursor};
 use super::Sim;
+use crate::config::scenario::RouteAheadMode;
 use crate::config::Scenario;
 use crate::engine::rng::{salt, stream, StreamKind};
 use crate::engine::{Ctx, Event, EventQueue, PacketArena};
@@ -17,6 +18,7 @@ use crate::fabric::isolation::Isolation;
 use crate::fabric::mmu::Mmu;
 use crate::fabric::params::{EcmpHash, QueueSched, SwitchParams};
 use crate::fabric::port::Port;
+use crate::fabric::route_ahead::RouteAhead;
 use crate::fabric::routing::{GraphNode, RoutingTable};
 use crate::fabric::switch::Switch;
 use crate::fabric::watchdog::PfcWatchdog;
@@ -111,6 +113,7 @@ impl Sim {
             return Err(BuildError(errors));
         }
         let routes = initial_routes(&scenario, &plan);
+        let ahead = route_ahead(&scenario, &plan);
         let horizon = wheel_horizon(&scenario, &plan);
         let nports = plan.ports.len();
         let mut slots: Vec<Option<Port>> = plan.ports.into_iter().map(Some).collect();
@@ -141,6 +144,7 @@ impl Sim {
                 ints: IntPool::default(),
                 monitor: Monitor::new(nports, nflows, congestion, out.max_pfc_log),
                 routes,
+                ahead,
                 conns: ConnTable::new(nflows),
                 outbox: Vec::new(),
             },
@@ -421,6 +425,35 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
         irn: Selective::new(n.irn),
         recovery: Default::default(),
     }
+}
+
+/// The switch at the far end of every port, for routing one hop ahead; off when a fault may
+/// change routes during the run, and when the switches' ports fit in cache anyway
+/// (`fabric::route_ahead`).
+fn route_ahead(sc: &Scenario, plan: &PortPlan) -> RouteAhead {
+    let switch_ports = plan.switch_ports.iter().map(Vec::len).sum();
+    let wanted = match sc.sim.route_ahead {
+        RouteAheadMode::Auto => RouteAhead::worth_it(switch_ports),
+        RouteAheadMode::On => true,
+        RouteAheadMode::Off => false,
+    };
+    if !wanted || !sc.faults.is_empty() {
+        return RouteAhead::off();
+    }
+    let ecmp: Vec<(u32, bool)> = (sc.switches.iter().enumerate())
+        .map(|(s, p)| (ecmp_salt(sc, s), p.ecmp_hash == EcmpHash::Ns3))
+        .collect();
+    let peers: Vec<Vec<Option<u32>>> = (plan.switch_ports.iter())
+        .map(|ids| {
+            ids.iter()
+                .map(|&g| match plan.ports[(g ^ 1) as usize].node {
+                    NodeRef::Switch(s) => Some(s),
+                    NodeRef::Host(_) => None,
+                })
+                .collect()
+        })
+        .collect();
+    RouteAhead::new(&ecmp, &peers)
 }
 
 /// Shortest-path routes over every link.

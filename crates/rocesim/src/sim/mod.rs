@@ -50,6 +50,7 @@ mod wire_tests;
 use crate::config::Scenario;
 use crate::engine::{Ctx, Event};
 use crate::fabric::port::Port;
+use crate::fabric::route_ahead::NO_OUT;
 use crate::fabric::switch::Switch;
 use crate::ids::{FlowId, PortId, Priority};
 use crate::monitor::deadlock::Detector;
@@ -187,19 +188,39 @@ impl Sim {
     /// stop a run (a sampler pass, a deadlock check, flows starting or completing) raises
     /// `attention`, so the other events pay one test for all the checks. `progress` is
     /// reached through a thin pointer, and this loop is compiled once for every caller (one
-    /// thread, or each part of a split run).
-    #[inline(never)]
+    /// thread, or each part of a split run), and once with routing one hop ahead and once
+    /// without (`fabric::route_ahead`), so that a run without it pays nothing for it.
     fn run_until(&mut self, limit: Time, progress: &mut ProgressFn<'_>) -> bool {
+        if self.ctx.ahead.is_on() {
+            self.run_events::<true>(limit, progress)
+        } else {
+            self.run_events::<false>(limit, progress)
+        }
+    }
+
+    /// The loop of [`Sim::run_until`]; `AHEAD`: routing one hop ahead is on.
+    #[inline(never)]
+    fn run_events<const AHEAD: bool>(
+        &mut self,
+        limit: Time,
+        progress: &mut ProgressFn<'_>,
+    ) -> bool {
         // An arrival's packet was last touched a hop ago and is likely a cache miss: when a
         // wheel slot starts draining, start loading the packets of the next slot's arrivals
-        // (a slot, about six events at S1's load, ahead of their use). Any other event
-        // prefetches packet 0 instead of branching on its kind.
+        // (a slot, about six events at S1's load, ahead of their use), and the first line of
+        // the egress port each will take where the sending switch routed it ahead. Any other
+        // event prefetches packet 0 instead of branching on its kind.
         while let Some((_, ev)) = {
-            let packets = &self.ctx.packets;
-            (self.ctx.events).pop_until_with(limit, |e| packets.prefetch(e.arrival_packet()))
+            let (packets, sw, loc) = (&self.ctx.packets, &self.switches, &self.port_loc);
+            (self.ctx.events).pop_until_with(limit, |e| {
+                packets.prefetch(e.arrival_packet());
+                if let (true, Event::LinkArrive { port, out, .. }) = (AHEAD, e) {
+                    prefetch_egress(sw, loc, PortId(port), out);
+                }
+            })
         } {
             self.events += 1;
-            self.dispatch(ev);
+            self.dispatch::<AHEAD>(ev);
             if (self.events & 0xFFFF == 0 || self.attention) && self.check_stop(progress) {
                 return true;
             }
@@ -235,7 +256,7 @@ impl Sim {
     /// instructions.
     #[inline(always)]
     #[allow(clippy::too_many_lines)]
-    fn dispatch(&mut self, ev: Event) {
+    fn dispatch<const AHEAD: bool>(&mut self, ev: Event) {
         let ctx = &mut self.ctx;
         ctx.now = ctx.events.now();
         let (sw, nics, loc) = (&mut self.switches, &mut self.nics, &self.port_loc);
@@ -245,8 +266,9 @@ impl Sim {
                 (NodeRef::Switch(s), l) => sw[s as usize].on_tx_done(l, ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(ctx),
             },
-            Event::LinkArrive { port, pkt } => {
-                Self::on_link_arrive(PortId(port), pkt, tracked, sw, nics, loc, ctx)
+            Event::LinkArrive { port, pkt, out } => {
+                let p = PortId(port);
+                Self::on_link_arrive::<AHEAD>(p, pkt, out, tracked, sw, nics, loc, ctx)
             }
             Event::PauseArrive { port, prio, quanta } => match loc.get(PortId(port)) {
                 (NodeRef::Switch(s), l) => {
@@ -332,9 +354,11 @@ impl Sim {
     /// can go down) the frame must still be the wire's head: a frame dropped when its link
     /// went down has no head entry any more, and its arrival does nothing.
     #[inline]
-    fn on_link_arrive(
+    #[allow(clippy::too_many_arguments)]
+    fn on_link_arrive<const AHEAD: bool>(
         p: PortId,
         pkt: u32,
+        out: u16,
         tracked: bool,
         sw: &mut [Switch],
         nics: &mut [Nic],
@@ -353,7 +377,7 @@ impl Sim {
         }
         ctx.monitor.totals.packet_hops += 1;
         match loc.get(p.peer()) {
-            (NodeRef::Switch(s), l) => sw[s as usize].on_arrive(l, pkt, ctx),
+            (NodeRef::Switch(s), l) => sw[s as usize].on_arrive::<AHEAD>(l, pkt, out, ctx),
             (NodeRef::Host(h), _) => nics[h as usize].on_arrive(pkt, ctx),
         }
     }
@@ -438,5 +462,19 @@ fn flow_cc(nics: &[Nic], conns: &ConnTable, f: u32) -> (Option<crate::units::Rat
     match (nics.get(c.src as usize)).and_then(|n| n.senders.get(c.send.0)) {
         Some(r) if r.flow == f => (r.sq.cc.rate(), r.sq.cc.window()),
         _ => (None, None),
+    }
+}
+
+/// Start loading the first line of egress port `out` of the switch that port `from` sends to
+/// (nothing when `out` is [`NO_OUT`] or that end is a host). A hint only.
+#[inline(always)]
+fn prefetch_egress(sw: &[Switch], loc: &PortLocs, from: PortId, out: u16) {
+    if out == NO_OUT {
+        return;
+    }
+    if let (NodeRef::Switch(s), _) = loc.get(from.peer()) {
+        if let Some(s) = sw.get(s as usize) {
+            s.prefetch_port(out);
+        }
     }
 }

@@ -122,7 +122,7 @@ impl Sim {
         }
         (self.ctx.events.pending())
             .filter_map(|(_, e)| match e {
-                Event::LinkArrive { port, pkt } => Some((PortId(port), pkt)),
+                Event::LinkArrive { port, pkt, .. } => Some((PortId(port), pkt)),
                 _ => None,
             })
             .collect()

@@ -24,6 +24,7 @@ pub fn scenario(topo: Topology, duration: Time) -> Scenario {
             wall_limit: None,
             max_memory: crate::config::memory::default_max_memory(),
             threads: 1,
+            route_ahead: crate::config::scenario::RouteAheadMode::Auto,
         },
         switches: vec![SwitchParams::default(); topo.switches.len()],
         nics: vec![NicParams::default(); topo.hosts.len()],

@@ -1,0 +1,126 @@
+//! Unit tests of `fabric::port`: the queue entry's packing and the port's cache layout.
+use super::*;
+use std::mem::offset_of;
+
+#[test]
+fn a_queue_entry_gives_back_every_field_as_built() {
+    let cases = [
+        (0, 0, 0, 0, 0, false, false, false),
+        (u32::MAX, u16::MAX, u16::MAX, u8::MAX, 7, true, true, true),
+        (7, 3, 1082, 20, 3, true, false, true),
+        (0x8000_0001, 4095, 86, 0, 5, false, true, false),
+    ];
+    for (pkt, inl, bytes, gap, tc, lossless, int, replica) in cases {
+        let e = QEntry::new(pkt, inl, bytes, gap, Priority(tc), lossless, int, replica);
+        assert_eq!(e.pkt(), pkt);
+        assert_eq!(e.in_local(), inl);
+        assert_eq!(e.bytes(), bytes);
+        assert_eq!(e.gap(), gap);
+        assert_eq!(e.tc(), Priority(tc));
+        assert_eq!(
+            (e.lossless(), e.int(), e.replica()),
+            (lossless, int, replica)
+        );
+        assert_eq!(e.wire(), u32::from(bytes) + u32::from(gap));
+    }
+    // Each field alone at its maximum leaves every other field zero: no two overlap.
+    let alone = [
+        QEntry::new(u32::MAX, 0, 0, 0, Priority(0), false, false, false),
+        QEntry::new(0, u16::MAX, 0, 0, Priority(0), false, false, false),
+        QEntry::new(0, 0, u16::MAX, 0, Priority(0), false, false, false),
+        QEntry::new(0, 0, 0, u8::MAX, Priority(0), false, false, false),
+        QEntry::new(0, 0, 0, 0, Priority(7), false, false, false),
+        QEntry::new(0, 0, 0, 0, Priority(0), true, false, false),
+        QEntry::new(0, 0, 0, 0, Priority(0), false, true, false),
+        QEntry::new(0, 0, 0, 0, Priority(0), false, false, true),
+    ];
+    for (i, e) in alone.iter().enumerate() {
+        let set = [
+            e.pkt() != 0,
+            e.in_local() != 0,
+            e.bytes() != 0,
+            e.gap() != 0,
+            e.tc() != Priority(0),
+            e.lossless(),
+            e.int(),
+            e.replica(),
+        ];
+        let want: Vec<bool> = (0..8).map(|j| j == i).collect();
+        assert_eq!(set.to_vec(), want, "field {i} alone");
+    }
+    let l = QEntry::local(9, 1102, 20, Priority(1));
+    assert_eq!((l.in_local(), l.bytes(), l.wire()), (u16::MAX, 1082, 1102));
+    assert!(!l.lossless() && !l.int() && !l.replica());
+}
+
+#[test]
+fn the_port_ahead_rides_beside_the_other_fields() {
+    let full = QEntry::new(
+        u32::MAX,
+        u16::MAX,
+        u16::MAX,
+        u8::MAX,
+        Priority(7),
+        true,
+        true,
+        true,
+    );
+    let zero = QEntry::new(0, 0, 0, 0, Priority(0), false, false, false);
+    for e in [full, zero, QEntry::local(9, 1102, 20, Priority(1))] {
+        assert_eq!(
+            e.ahead(),
+            NO_OUT,
+            "an entry built without a port ahead has none"
+        );
+        for out in [0, 1, 17, 4095, NO_OUT - 1, NO_OUT] {
+            let a = e.with_ahead(out);
+            assert_eq!(a.ahead(), out);
+            assert_eq!(a.with_ahead(NO_OUT), e, "the port ahead alone changed");
+            assert_eq!(
+                (a.pkt(), a.in_local(), a.bytes(), a.gap(), a.tc()),
+                (e.pkt(), e.in_local(), e.bytes(), e.gap(), e.tc())
+            );
+            assert_eq!(
+                (a.lossless(), a.int(), a.replica()),
+                (e.lossless(), e.int(), e.replica())
+            );
+        }
+    }
+    assert_eq!(
+        full.with_ahead(3).with_ahead(12).ahead(),
+        12,
+        "a second port replaces the first"
+    );
+}
+
+#[test]
+fn transmit_fields_share_the_first_cache_line() {
+    for end in [
+        offset_of!(Port, busy_until) + 8,
+        offset_of!(Port, ps_per_byte) + 8,
+        offset_of!(Port, tx_bytes) + 8,
+        offset_of!(Port, id) + 4,
+        offset_of!(Port, wd_drop) + 1,
+        offset_of!(Port, strict) + 1,
+        offset_of!(Port, ecn_queues) + 1,
+        offset_of!(Port, wire_plain) + 1,
+        offset_of!(Port, pause) + offset_of!(EgressPause, mask) + 1,
+    ] {
+        assert!(end <= 64, "field ends at byte {end}");
+    }
+}
+
+#[test]
+fn wire_head_state_and_loss_kind_share_a_cache_line() {
+    let start = offset_of!(Port, wire);
+    assert_eq!(start % 64, 0, "the wire starts a cache line");
+    // `Loss` is `repr(u8)`: its tag is its first byte.
+    let loss_tag = offset_of!(Channel, loss) + 1;
+    for end in [
+        offset_of!(Channel, in_flight) + 32,
+        offset_of!(Channel, up) + 1,
+        loss_tag,
+    ] {
+        assert!(end <= 64, "wire field ends at byte {end} of its line");
+    }
+}
