@@ -48,7 +48,8 @@ table! {
         /// `"auto"` (when the switches' ports outgrow a core's 2 MiB cache, from a
         /// fat-tree of k = 16 on), `"on"` or `"off"`. Never with faults, which can change
         /// routes. Speed only: results are byte-identical either way; see
-        /// docs/performance.md, "Routing one hop ahead". Default: `"auto"`.
+        /// docs/performance.md, "Slots of a large fabric and routing one hop
+        /// ahead". Default: `"auto"`.
         route_ahead: RouteAheadV,
     }
 }

@@ -46,7 +46,7 @@ const MAX_SLOTS: usize = 1 << 16;
 const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
 /// Events of the next slot handed to the caller as prefetch hints. S1's slots hold about six
 /// events, S4's (k = 16) about 27: 16 left S4's later arrivals without a hint
-/// (docs/performance.md, "Slots of a large fabric").
+/// (docs/performance.md, "Slots of a large fabric and routing one hop ahead").
 const HINT_AHEAD: usize = 32;
 /// Entries of the slot after next whose lines are prefetched (4 to a line).
 const PREFETCH_ENTRIES: usize = 48;

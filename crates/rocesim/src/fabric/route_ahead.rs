@@ -11,11 +11,11 @@
 //! prefetches that line a wheel slot before the frame arrives, as it prefetches the packet.
 //!
 //! It is worth that only where ports are cold. At S1 (k = 8: 640 switch ports, 0.5 MiB of port
-//! state) the ports stay in this machine's 2 MiB second-level cache, and routing ahead cost 5 %
-//! more instructions a hop and 10 % more time; at S4 (k = 16: 4.3 MiB) it saved 10 % of the
-//! time (docs/performance.md, "Routing one hop ahead"). So the world turns it on only when the
-//! switches' ports outgrow [`CACHE_BUDGET`] ([`RouteAhead::worth_it`]). Results are the same
-//! either way.
+//! state) the ports stay in this machine's 2 MiB second-level cache, and routing ahead cost 4 %
+//! more instructions a hop and 10 % more time; at S4 (k = 16: 4.3 MiB) it saved 3 % of the
+//! time, and at k = 32 13 % (docs/performance.md, "Slots of a large fabric and routing one hop
+//! ahead"). So the world turns it on only when the switches' ports outgrow [`CACHE_BUDGET`]
+//! ([`RouteAhead::worth_it`]). Results are the same either way.
 //!
 //! The answer must be the one the next switch would give, so routing ahead is off whenever
 //! routes can change between a frame's departure and its arrival: a scenario with faults
