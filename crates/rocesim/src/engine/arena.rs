@@ -72,20 +72,9 @@ impl PacketArena {
     /// on results.
     #[inline]
     pub fn prefetch(&self, id: u32) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            // No bounds check (and no branch): the address is only a hint, and a prefetch
-            // never faults, whatever it points at.
-            let p = self.slots.as_ptr().wrapping_add(id as usize);
-            // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    p as *const i8,
-                );
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = id;
+        // No bounds check (and no branch): the address is only a hint, and a prefetch never
+        // faults, whatever it points at.
+        super::prefetch::prefetch(self.slots.as_ptr().wrapping_add(id as usize));
     }
     /// Packets currently allocated.
     pub fn live(&self) -> u32 {

@@ -7,6 +7,7 @@ pub mod chunk_file;
 pub mod ctx;
 pub mod event;
 pub mod flow_window;
+pub mod prefetch;
 pub mod queue;
 pub mod remote;
 pub mod rng;

@@ -430,17 +430,9 @@ fn word_mut(bits: &mut [u64], i: usize) -> &mut u64 {
 /// [`EventQueue::pop_until_with`]'s hint) when this one starts. A hint only.
 #[inline(always)]
 fn prefetch_slot(v: &[Slotted]) {
-    #[cfg(target_arch = "x86_64")]
     for k in (0..v.len().min(PREFETCH_ENTRIES)).step_by(4) {
-        // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
-        unsafe {
-            core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                v.as_ptr().add(k) as *const i8,
-            );
-        }
+        super::prefetch::prefetch(v.as_ptr().wrapping_add(k));
     }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = v;
 }
 
 /// Append an entry to a slot, each field written straight into the slot's buffer.

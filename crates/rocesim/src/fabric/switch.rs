@@ -318,18 +318,7 @@ impl Switch {
     /// the program reads.
     #[inline(always)]
     pub fn prefetch_port(&self, l: u16) {
-        #[cfg(target_arch = "x86_64")]
-        {
-            let p = self.ports.as_ptr().wrapping_add(l as usize);
-            // SAFETY: a prefetch is a hint; it never faults and reads nothing into the program.
-            unsafe {
-                core::arch::x86_64::_mm_prefetch::<{ core::arch::x86_64::_MM_HINT_T0 }>(
-                    p as *const i8,
-                );
-            }
-        }
-        #[cfg(not(target_arch = "x86_64"))]
-        let _ = l;
+        crate::engine::prefetch::prefetch(self.ports.as_ptr().wrapping_add(l as usize));
     }
 
     /// Port `l` finished serializing its frame.
