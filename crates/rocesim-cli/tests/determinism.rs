@@ -194,6 +194,17 @@ fn routing_ahead_changes_no_file() {
     let off = run(&["sim.route_ahead=\"off\""]);
     let split = run(&["sim.route_ahead=\"on\"", "sim.threads=2"]);
     assert_same_files(off.path(), split.path(), "route_ahead on, two threads");
+    // With faults it stays off, and a run that asked for it says so.
+    let failure = "../../scenarios/link-failure.toml";
+    let said = |dir: &Path| {
+        summary(dir)["warnings"]
+            .to_string()
+            .contains("sim.route_ahead")
+    };
+    let (asked, _) = run_file(failure, &["sim.route_ahead=\"on\""]);
+    let (auto, _) = run_file(failure, &[]);
+    assert!(said(asked.path()), "{}", summary(asked.path())["warnings"]);
+    assert!(!said(auto.path()), "{}", summary(auto.path())["warnings"]);
 }
 
 #[test]

@@ -293,9 +293,10 @@ impl EventQueue {
         self.pop_until_with(end, |_| {})
     }
     /// [`EventQueue::pop_until`], calling `ahead` on each event of the slot after the one
-    /// that starts draining (up to [`HINT_AHEAD`], unsorted): the events due about a slot from now, so
-    /// the caller can prefetch what they will touch (a frame's packet) while this slot's
-    /// events run. A hint only: the slot may still change, or be another turn's.
+    /// that starts draining (up to [`HINT_AHEAD`], unsorted): the events due about a slot
+    /// from now, so the caller can prefetch what they will touch (a frame's packet, its
+    /// egress port) while this slot's events run. A hint only: the slot may still change, or
+    /// be another turn's.
     #[inline(always)]
     pub fn pop_until_with(&mut self, end: Time, ahead: impl Fn(Event)) -> Option<(Time, Event)> {
         let mut slot = self.next;
@@ -425,9 +426,10 @@ fn word_mut(bits: &mut [u64], i: usize) -> &mut u64 {
 }
 
 /// Start loading the entries of the slot two after the one being drained (up to
-/// [`PREFETCH_ENTRIES`] of them): at large fabrics a slot's buffer was last written a propagation delay ago and has
-/// left the L2 by the time it is drained, and the next slot's entries are read (for
-/// [`EventQueue::pop_until_with`]'s hint) when this one starts. A hint only.
+/// [`PREFETCH_ENTRIES`] of them): at large fabrics a slot's buffer was last written a
+/// propagation delay ago and has left the L2 by the time it is drained, and the next slot's
+/// entries are read (for [`EventQueue::pop_until_with`]'s hint) when this one starts. A hint
+/// only.
 #[inline(always)]
 fn prefetch_slot(v: &[Slotted]) {
     for k in (0..v.len().min(PREFETCH_ENTRIES)).step_by(4) {

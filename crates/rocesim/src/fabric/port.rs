@@ -22,10 +22,11 @@ use crate::units::{Rate, Time};
 ///
 /// Two 8-byte words. `lo`: the packet handle (bits 0-31), the buffer bytes (32-47), the wire
 /// bytes beyond them (48-55), the traffic class (56-63); `hi`: the ingress port's local index
-/// (bits 0-15, `u16::MAX` for packets a host made) and three flags (16 lossless, 17 INT, 18
-/// replica). An entry is built by shifts in registers and stored as two 8-byte words, and
-/// every field lies within one of them, so that reading a field just after the entry was
-/// stored is forwarded from the store. As a struct of narrow fields it was built on the stack
+/// (bits 0-15, `u16::MAX` for packets a host made), three flags (16 lossless, 17 INT, 18
+/// replica) and the egress port at the next switch, looked up ahead (32-47). An entry is
+/// built by shifts in registers and stored as two 8-byte words, and every field lies within
+/// one of them, so that reading a field just after the entry was stored is forwarded from the
+/// store. As a struct of narrow fields it was built on the stack
 /// by narrow stores and copied by one 16-byte load, which the core cannot forward from those
 /// stores: the copy waited until every older store had reached the cache
 /// (docs/performance.md, "Store forwarding").

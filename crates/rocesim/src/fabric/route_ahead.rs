@@ -22,8 +22,7 @@
 //! (links going down, reconvergence, static routes, aged MAC entries) routes on arrival, as
 //! does a switch with a forwarding latency and a frame arriving from another thread's part.
 
-use super::ns3_hash::ns3_pick;
-use super::routing::{ecmp_pick, RoutingTable};
+use super::routing::{ecmp_choice, RoutingTable};
 
 /// No egress port known ahead: the receiving switch routes the frame itself (a host's frame,
 /// a frame to a host, routing ahead off, or no route).
@@ -38,7 +37,9 @@ const NS3: u32 = 1 << 31;
 /// A port whose peer is not a switch.
 const NOT_A_SWITCH: u32 = u32::MAX;
 
-/// For every switch port, the switch at its far end: what routing one hop ahead reads. The
+/// For every switch port, the switch at its far end: what routing one hop ahead reads. Each
+/// switch's ECMP salt and hash are copies of its own (`Switch::salt`, `Switch::ns3_hash`),
+/// kept here because the next switch's own lines are what the lookup must not wait for. The
 /// table is by (switch, local port), so that a switch's ports share one or two cache lines,
 /// which every frame through that switch keeps warm (by port id, the entries of one switch
 /// were spread over the table, and its lookups missed the cache at S4's size).
@@ -115,12 +116,13 @@ impl RouteAhead {
         }
         let next = n & !NS3;
         let hops = routes.next_hops(next, dst);
-        let salt = || self.salt.get(next as usize).copied().unwrap_or(0);
         match hops.len() {
             0 => NO_OUT,
             1 => hops[0],
-            k if n & NS3 != 0 => hops[ns3_pick(hash, dst, data, salt(), k)],
-            k => hops[ecmp_pick(hash, salt(), k)],
+            k => {
+                let salt = self.salt.get(next as usize).copied().unwrap_or(0);
+                hops[ecmp_choice(n & NS3 != 0, salt, hash, dst, data, k)]
+            }
         }
     }
 }
@@ -128,7 +130,8 @@ impl RouteAhead {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::fabric::routing::GraphNode;
+    use crate::fabric::ns3_hash::ns3_pick;
+    use crate::fabric::routing::{ecmp_pick, GraphNode};
 
     /// Two hosts on ToRs 0 and 1, joined by two spines (2 and 3): ToR 0's ports are host 0
     /// (0), spine 2 (1), spine 3 (2).

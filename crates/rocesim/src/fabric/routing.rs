@@ -244,6 +244,21 @@ impl EcmpGroups {
     }
 }
 
+/// Which of `n` equal-cost next hops a switch with ECMP salt (or, hashing as ns-3 does, seed)
+/// `salt` gives a packet to host `dst` with ECMP key `hash` (`data`: a data packet, which
+/// ns-3's hash reads the ports of in the other order): [`super::ns3_hash::ns3_pick`] when
+/// `ns3`, else [`ecmp_pick`]. The one choice a switch makes on arrival
+/// (`Switch::ecmp_index`) and the previous switch makes for it when routing one hop ahead
+/// (`fabric::route_ahead`).
+#[inline(always)]
+pub fn ecmp_choice(ns3: bool, salt: u32, hash: u32, dst: u32, data: bool, n: usize) -> usize {
+    if ns3 {
+        super::ns3_hash::ns3_pick(hash, dst, data, salt, n)
+    } else {
+        ecmp_pick(hash, salt, n)
+    }
+}
+
 /// Pick one of `n` equal-cost next hops for a packet with 5-tuple hash `hash` at a switch
 /// with salt `salt` (a multiply-shift mix, then Lemire's range reduction).
 #[inline]

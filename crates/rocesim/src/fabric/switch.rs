@@ -16,7 +16,7 @@ use super::mmu::{Admit, Mmu};
 use super::pfc::XoffState;
 use super::port::{Port, QEntry};
 use super::route_ahead::NO_OUT;
-use super::routing::ecmp_pick;
+use super::routing::ecmp_choice;
 use super::watchdog::PfcWatchdog;
 use crate::engine::Ctx;
 use crate::ids::{Priority, QueueId};
@@ -174,11 +174,7 @@ impl Switch {
     /// packet if `data`) takes.
     #[inline]
     pub(crate) fn ecmp_index(&self, hash: u32, dst: u32, data: bool, n: usize) -> usize {
-        if self.ns3_hash {
-            super::ns3_hash::ns3_pick(hash, dst, data, self.salt, n)
-        } else {
-            ecmp_pick(hash, self.salt, n)
-        }
+        ecmp_choice(self.ns3_hash, self.salt, hash, dst, data, n)
     }
 
     /// The TC of DSCP `dscp` arriving on local port `in_local`.

@@ -3,6 +3,7 @@
 //! mechanism (summary.json `warnings`, printed by the CLI).
 
 use super::Sim;
+use crate::config::scenario::RouteAheadMode;
 use crate::units::Time;
 
 impl Sim {
@@ -101,7 +102,8 @@ impl Sim {
         }
     }
 
-    /// Flows that never start, and NIC settings that defeat their mechanism.
+    /// Flows that never start, NIC settings that defeat their mechanism, and a speed setting
+    /// the scenario overrides.
     fn setting_warnings(&self, w: &mut Vec<String>) {
         let sc = &self.scenario;
         let late = (sc.each_flow())
@@ -122,6 +124,12 @@ impl Sim {
                 "nic.rto is 0 on {} host(s) (first {first}): every packet times out at once",
                 zero_rto.len()
             ));
+        }
+        if sc.sim.route_ahead == RouteAheadMode::On && !sc.faults.is_empty() {
+            w.push(
+                "sim.route_ahead = \"on\" had no effect: faults can change routes while frames are in flight, so every switch routed frames on arrival (results are the same either way)"
+                    .into(),
+            );
         }
     }
 }
