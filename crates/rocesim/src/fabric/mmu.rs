@@ -195,16 +195,17 @@ impl Mmu {
         lossless: bool,
     ) -> Admit {
         let i = self.pg_index(in_port, pg);
-        let hdrm = self.pg[i].hdrm;
-        let non_hdrm = self.pg[i].bytes - hdrm;
-        let growth = self.shared_part(pg, non_hdrm + size) - self.shared_part(pg, non_hdrm);
+        let r = self.reserved_of(pg);
+        let PgAcct { bytes, hdrm } = self.pg[i];
+        let non_hdrm = bytes - hdrm;
+        // The PG's shared part before and after: what it holds beyond its reserve.
+        let (before, after) = (non_hdrm.saturating_sub(r), (non_hdrm + size).saturating_sub(r));
+        let growth = after - before;
         let verdict = if lossless {
             let fits = growth == 0
                 || growth <= self.free()
                     && match self.mode {
-                        BufferMode::Dynamic => {
-                            self.shared_part(pg, non_hdrm + size) <= self.lossless_threshold()
-                        }
+                        BufferMode::Dynamic => after <= self.lossless_threshold(),
                         BufferMode::Static => non_hdrm + size <= self.xoff,
                     };
             if fits {
@@ -225,13 +226,14 @@ impl Mmu {
             }
             Admit::Shared
         };
+        let a = &mut self.pg[i];
+        a.bytes += size;
         if verdict == Admit::Headroom {
-            self.pg[i].hdrm += size;
+            a.hdrm += size;
             self.hdrm_used += size;
         } else {
             self.shared_used += growth;
         }
-        self.pg[i].bytes += size;
         let qi = self.q_index(out_port, q);
         let qa = &mut self.q[qi];
         qa.bytes += size;
@@ -250,17 +252,20 @@ impl Mmu {
         size: u64,
     ) {
         let i = self.pg_index(in_port, pg);
-        let h = self.pg[i].hdrm.min(size);
+        let r = self.reserved_of(pg);
+        let a = &mut self.pg[i];
+        let h = a.hdrm.min(size);
         if h > 0 {
             // Only then: `hdrm_used` lies outside the hot line.
-            self.pg[i].hdrm -= h;
+            a.hdrm -= h;
             self.hdrm_used -= h;
         }
-        let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm - h;
+        // The non-headroom bytes before the rest leaves, and after.
+        let non_hdrm = a.bytes - a.hdrm - h;
         let rest = size - h;
-        let shrink = self.shared_part(pg, non_hdrm) - self.shared_part(pg, non_hdrm - rest);
+        let shrink = non_hdrm.saturating_sub(r) - (non_hdrm - rest).saturating_sub(r);
         self.shared_used -= shrink;
-        self.pg[i].bytes -= size;
+        a.bytes -= size;
         let qi = self.q_index(out_port, q);
         self.q[qi].bytes -= size;
     }
@@ -298,14 +303,14 @@ impl Mmu {
     #[inline(always)]
     pub fn over_xoff(&self, port: usize, pg: Priority) -> bool {
         let i = self.pg_index(port, pg);
-        let non_hdrm = self.pg[i].bytes - self.pg[i].hdrm;
-        self.pg[i].hdrm > 0
+        let PgAcct { bytes, hdrm } = self.pg[i];
+        hdrm > 0
             || match self.mode {
                 BufferMode::Dynamic => {
-                    let s = self.shared_part(pg, non_hdrm);
+                    let s = (bytes - hdrm).saturating_sub(self.reserved_of(pg));
                     s > 0 && s >= self.lossless_threshold()
                 }
-                BufferMode::Static => non_hdrm >= self.xoff,
+                BufferMode::Static => bytes - hdrm >= self.xoff,
             }
     }
 
