@@ -199,7 +199,10 @@ impl Mmu {
         let PgAcct { bytes, hdrm } = self.pg[i];
         let non_hdrm = bytes - hdrm;
         // The PG's shared part before and after: what it holds beyond its reserve.
-        let (before, after) = (non_hdrm.saturating_sub(r), (non_hdrm + size).saturating_sub(r));
+        let (before, after) = (
+            non_hdrm.saturating_sub(r),
+            (non_hdrm + size).saturating_sub(r),
+        );
         let growth = after - before;
         let verdict = if lossless {
             let fits = growth == 0

@@ -80,19 +80,37 @@ pub struct Switch {
 }
 
 impl Switch {
+    /// Is this switch plain: no congestion isolation, no forwarding latency, one DSCP map
+    /// for all its ports, no PFC watchdog and no forwarding fault? A run whose switches are
+    /// all plain, and stay so (no faults), compiles its loop with `PLAIN` (below), where
+    /// those mechanisms' tests are constant and fall away.
+    pub fn is_plain(&self) -> bool {
+        self.isolation.is_none()
+            && self.latency == crate::units::Time::ZERO
+            && self.port_dscp_to_tc.is_empty()
+            && self.watchdog.is_none()
+            && !self.faults_active
+    }
+
+    /// Congestion isolation is on (never with `PLAIN`: see [`Switch::is_plain`]).
+    #[inline(always)]
+    fn isolating<const PLAIN: bool>(&self) -> bool {
+        !PLAIN && self.isolation.is_some()
+    }
+
     /// A frame arrived on local port `in_local`: forward it, after the forwarding latency if
     /// the switch has one. With `AHEAD` (routing one hop ahead is on: `fabric::route_ahead`),
     /// `out` is its egress port if the sending switch looked it up, else [`NO_OUT`];
-    /// without, `out` is ignored.
+    /// without, `out` is ignored. With `PLAIN`, the switch is plain ([`Switch::is_plain`]).
     #[inline]
-    pub fn on_arrive<const AHEAD: bool>(
+    pub fn on_arrive<const AHEAD: bool, const PLAIN: bool>(
         &mut self,
         in_local: u16,
         pkt_id: u32,
         out: u16,
         ctx: &mut Ctx,
     ) {
-        if self.latency > crate::units::Time::ZERO {
+        if !PLAIN && self.latency > crate::units::Time::ZERO {
             let port = &mut self.ports[in_local as usize];
             let at = ctx.now + self.latency;
             if port.pipeline.push(at, pkt_id) {
@@ -100,7 +118,7 @@ impl Switch {
             }
             return;
         }
-        self.forward::<AHEAD>(in_local, pkt_id, out, ctx);
+        self.forward::<AHEAD, PLAIN>(in_local, pkt_id, out, ctx);
     }
 
     /// The head of port `in_local`'s forwarding pipeline is due: forward it.
@@ -112,14 +130,14 @@ impl Switch {
         if let Some(t) = port.pipeline.head_time() {
             ctx.schedule(t, crate::engine::Event::Forward(port.id.0));
         }
-        self.forward::<false>(in_local, pkt_id, NO_OUT, ctx);
+        self.forward::<false, false>(in_local, pkt_id, NO_OUT, ctx);
     }
 
     /// Forward a frame that arrived on `in_local`: TTL, route (ECMP; or, with `AHEAD`, the
     /// egress port `ahead` the previous switch looked up, unless [`NO_OUT`]), enqueue; and,
     /// with `AHEAD`, look up where the next switch will send it.
     #[inline(always)]
-    fn forward<const AHEAD: bool>(
+    fn forward<const AHEAD: bool, const PLAIN: bool>(
         &mut self,
         in_local: u16,
         pkt_id: u32,
@@ -127,7 +145,7 @@ impl Switch {
         ctx: &mut Ctx,
     ) {
         let pkt = ctx.packets.get_mut(pkt_id);
-        if pkt.kind == crate::packet::PacketKind::Cip {
+        if !PLAIN && pkt.kind == crate::packet::PacketKind::Cip {
             self.on_cip(in_local, pkt_id, ctx);
             return;
         }
@@ -142,7 +160,7 @@ impl Switch {
             pkt.hash,
             pkt.kind == crate::packet::PacketKind::Data,
         );
-        let out = if self.faults_active {
+        let out = if !PLAIN && self.faults_active {
             match self.forward_with_faults(in_local, pkt_id, dst, ctx) {
                 Some(p) => p,
                 None => return,
@@ -167,7 +185,7 @@ impl Switch {
         } else {
             NO_OUT
         };
-        self.enqueue(in_local, pkt_id, out, false, next, ctx);
+        self.enqueue_as::<PLAIN>(in_local, pkt_id, out, false, next, ctx);
     }
 
     /// Which of `n` equal-cost next hops a packet to host `dst` with ECMP key `hash` (a data
@@ -189,7 +207,6 @@ impl Switch {
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
     /// flooded copy beyond the first) is never dropped at admission. `next` is its egress
     /// port at the next switch, if looked up ahead ([`NO_OUT`] if not).
-    #[inline(always)]
     pub(crate) fn enqueue(
         &mut self,
         in_local: u16,
@@ -199,21 +216,27 @@ impl Switch {
         next: u16,
         ctx: &mut Ctx,
     ) {
-        let tc = self.tc_of(in_local, ctx.packets.get(pkt_id).dscp);
-        let place = match self.isolation {
-            None => Placement {
-                pg: self.tc_to_pg[tc.idx()],
-                queue: self.tc_to_queue[tc.idx()],
-                wire: tc,
-            },
-            Some(_) => self.iso_place(in_local, out, pkt_id, tc, ctx),
-        };
+        self.enqueue_as::<false>(in_local, pkt_id, out, replica, next, ctx);
+    }
+
+    /// [`Switch::enqueue`]; with `PLAIN`, the switch is plain ([`Switch::is_plain`]).
+    #[inline(always)]
+    fn enqueue_as<const PLAIN: bool>(
+        &mut self,
+        in_local: u16,
+        pkt_id: u32,
+        out: u16,
+        replica: bool,
+        next: u16,
+        ctx: &mut Ctx,
+    ) {
+        let (tc, place) = self.place::<PLAIN>(in_local, out, pkt_id, ctx);
         let (pg, q) = (place.pg, place.queue);
         let pkt = ctx.packets.get_mut(pkt_id);
         let lossless = self.pfc_enable & tc.bit() != 0;
         let size = pkt.buf_bytes();
         let (inl, outl) = (in_local as usize, out as usize);
-        if lossless && self.ports[outl].wd_drop & q.bit() != 0 {
+        if !PLAIN && lossless && self.ports[outl].wd_drop & q.bit() != 0 {
             // The PFC watchdog discards lossless packets for a stormed queue.
             if let Some(wd) = &mut self.watchdog {
                 wd.queues[outl][tc].rx_dropped += 1;
@@ -261,7 +284,7 @@ impl Switch {
         }
         // An idle port with empty queues would pick this packet at once: it leaves without
         // passing through the queue (the scheduler's choice among one queue changes no state).
-        let cut_through = self.isolation.is_none() && self.ports[outl].would_send_at_once(q, ctx);
+        let cut_through = !self.isolating::<PLAIN>() && self.ports[outl].would_send_at_once(q, ctx);
         if !cut_through {
             self.ports[outl].enqueue(q, entry);
         }
@@ -271,39 +294,72 @@ impl Switch {
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
         }
         if cut_through {
-            let prio = self.depart(&entry, outl, q, ctx);
+            let prio = self.depart::<PLAIN>(&entry, outl, q, ctx);
             let (pkt, wire) = (entry.pkt(), entry.wire());
             self.ports[outl].start_tx_ahead(pkt, wire, prio, false, next, ctx);
             return;
         }
-        if self.isolation.is_some() {
+        if self.isolating::<PLAIN>() {
             self.iso_enqueued(&entry, out, place, was_ce, ctx);
         }
-        self.try_send(out, ctx);
+        self.try_send_as::<PLAIN>(out, ctx);
+    }
+
+    /// The TC of packet `pkt_id` arriving on `in_local`, and where it goes toward `out`: its
+    /// ingress PG, egress queue and wire priority (by the TC maps, or congestion isolation's).
+    #[inline(always)]
+    fn place<const PLAIN: bool>(
+        &mut self,
+        in_local: u16,
+        out: u16,
+        pkt_id: u32,
+        ctx: &mut Ctx,
+    ) -> (Priority, Placement) {
+        let dscp = ctx.packets.get(pkt_id).dscp;
+        let tc = if PLAIN {
+            Priority(self.dscp_to_tc.tc(dscp))
+        } else {
+            self.tc_of(in_local, dscp)
+        };
+        let place = if self.isolating::<PLAIN>() {
+            self.iso_place(in_local, out, pkt_id, tc, ctx)
+        } else {
+            Placement {
+                pg: self.tc_to_pg[tc.idx()],
+                queue: self.tc_to_queue[tc.idx()],
+                wire: tc,
+            }
+        };
+        (tc, place)
     }
 
     /// Start the next frame on local port `l` if it is free. A port still serializing only
     /// makes sure it is woken when it frees up (inline); the attempt itself is out of line.
-    #[inline(always)]
     pub fn try_send(&mut self, l: u16, ctx: &mut Ctx) {
+        self.try_send_as::<false>(l, ctx);
+    }
+
+    /// [`Switch::try_send`]; with `PLAIN`, the switch is plain ([`Switch::is_plain`]).
+    #[inline(always)]
+    fn try_send_as<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
         let port = &mut self.ports[l as usize];
         if port.busy(ctx) {
             port.wake_when_free(ctx);
         } else {
-            self.try_send_now(l, ctx);
+            self.try_send_now::<PLAIN>(l, ctx);
         }
     }
 
     /// The transmit attempt of [`Switch::try_send`].
     #[inline(never)]
-    fn try_send_now(&mut self, l: u16, ctx: &mut Ctx) {
+    fn try_send_now<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
         if !self.ports[l as usize].ready_for_data(ctx) {
             return;
         }
-        if self.isolation.is_some() && self.iso_send_pending(l, ctx) {
+        if self.isolating::<PLAIN>() && self.iso_send_pending(l, ctx) {
             return;
         }
-        if let Some((e, prio)) = self.dequeue(l, ctx) {
+        if let Some((e, prio)) = self.dequeue::<PLAIN>(l, ctx) {
             let (pkt, wire, next) = (e.pkt(), e.wire(), e.ahead());
             self.ports[l as usize].start_tx_ahead(pkt, wire, prio, false, next, ctx);
         }
@@ -317,20 +373,21 @@ impl Switch {
         crate::engine::prefetch::prefetch(self.ports.as_ptr().wrapping_add(l as usize));
     }
 
-    /// Port `l` finished serializing its frame.
-    pub fn on_tx_done(&mut self, l: u16, ctx: &mut Ctx) {
+    /// Port `l` finished serializing its frame. With `PLAIN`, the switch is plain
+    /// ([`Switch::is_plain`]).
+    pub fn on_tx_done<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
         self.ports[l as usize].txdone_pending = false;
-        self.try_send(l, ctx);
+        self.try_send_as::<PLAIN>(l, ctx);
     }
 
     /// Pick the next packet of port `l` and release its buffer.
-    fn dequeue(&mut self, l: u16, ctx: &mut Ctx) -> Option<(QEntry, Priority)> {
+    fn dequeue<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) -> Option<(QEntry, Priority)> {
         let port = &mut self.ports[l as usize];
         let mut eligible = port.eligible();
         if eligible == 0 {
             return None;
         }
-        if let Some(iso) = &self.isolation {
+        if let Some(iso) = self.isolation.as_ref().filter(|_| !PLAIN) {
             let queues = &port.queues;
             let head = |q: u8| queues[q as usize].front().map(|e| e.pkt());
             eligible = iso.filter(l as usize, eligible, head, &ctx.packets);
@@ -344,18 +401,24 @@ impl Switch {
         })?;
         let q = QueueId(q);
         let e = port.dequeue(q)?;
-        let prio = self.depart(&e, l as usize, q, ctx);
+        let prio = self.depart::<PLAIN>(&e, l as usize, q, ctx);
         Some((e, prio))
     }
 
     /// Entry `e` leaves queue `q` of port `out`: release its buffer, mark it, stamp its INT
     /// hop; returns the priority it goes out with.
     #[inline(always)]
-    fn depart(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) -> Priority {
+    fn depart<const PLAIN: bool>(
+        &mut self,
+        e: &QEntry,
+        out: usize,
+        q: QueueId,
+        ctx: &mut Ctx,
+    ) -> Priority {
         let e = *e;
         let l = out as u16;
-        self.release(&e, out, q, ctx);
-        let prio = match &self.isolation {
+        self.release_as::<PLAIN>(&e, out, q, ctx);
+        let prio = match self.isolation.as_ref().filter(|_| !PLAIN) {
             None if self.pg_identity => e.tc(),
             None => Priority(ctx.packets.get(e.pkt()).tc),
             Some(iso) => iso.wire_prio(q, e.tc()),
@@ -366,7 +429,7 @@ impl Switch {
             let mmu = &self.mmu;
             let pg_bytes = || mmu.pg_bytes(e.in_local() as usize, e.tc());
             let (id, pause) = (port.id, &port.pause);
-            let iso = self.isolation.is_some();
+            let iso = self.isolating::<PLAIN>();
             let was_ce = iso && ctx.packets.get(e.pkt()).ecn == crate::packet::ecn::CE;
             self.marker
                 .on_dequeue(id, q, &ecn, &e, depth, pause, pg_bytes, ctx);
@@ -390,11 +453,16 @@ impl Switch {
 
     /// Release the buffer entry `e` held in queue `q` of port `out`, and resume its ingress
     /// peer if its PG fell below XON.
-    #[inline(always)]
     pub(crate) fn release(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) {
+        self.release_as::<false>(e, out, q, ctx);
+    }
+
+    /// [`Switch::release`]; with `PLAIN`, the switch is plain ([`Switch::is_plain`]).
+    #[inline(always)]
+    fn release_as<const PLAIN: bool>(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) {
         let inl = e.in_local() as usize;
         self.mmu.release(inl, e.tc(), out, q, e.bytes() as u64);
-        if self.isolation.is_some() {
+        if self.isolating::<PLAIN>() {
             self.iso_left(e, out, q, ctx);
         }
         if e.lossless() && self.xoff[inl].mask & self.pg_prios[e.tc().idx()] != 0 {

@@ -75,7 +75,7 @@ fn peak_in_flight(sc: Scenario) -> (u64, Sim) {
     let mut sim = Sim::new(sc).expect("builds");
     let mut peak = 0;
     while let Some((_, ev)) = sim.ctx.events.pop_until(sim.end) {
-        sim.dispatch::<false>(ev);
+        sim.dispatch::<false, false>(ev);
         peak = peak.max(data_in_network(&sim));
         if sim.starts.all_done() {
             break;

@@ -40,6 +40,8 @@ mod pfc_tests;
 #[cfg(test)]
 mod pg_tests;
 #[cfg(test)]
+mod plain_tests;
+#[cfg(test)]
 mod stream_tests;
 pub mod testkit;
 #[cfg(test)]
@@ -191,16 +193,22 @@ impl Sim {
     /// thread, or each part of a split run), and once with routing one hop ahead and once
     /// without (`fabric::route_ahead`), so that a run without it pays nothing for it.
     fn run_until(&mut self, limit: Time, progress: &mut ProgressFn<'_>) -> bool {
-        if self.ctx.ahead.is_on() {
-            self.run_events::<true>(limit, progress)
-        } else {
-            self.run_events::<false>(limit, progress)
+        // Every switch plain, and no fault to change that: the loop without the mechanisms
+        // plain switches lack (checked on every call: a part of a split run calls this once a
+        // window, and a switch costs a few loads).
+        let plain = self.scenario.faults.is_empty() && self.switches.iter().all(Switch::is_plain);
+        match (self.ctx.ahead.is_on(), plain) {
+            (true, true) => self.run_events::<true, true>(limit, progress),
+            (true, false) => self.run_events::<true, false>(limit, progress),
+            (false, true) => self.run_events::<false, true>(limit, progress),
+            (false, false) => self.run_events::<false, false>(limit, progress),
         }
     }
 
-    /// The loop of [`Sim::run_until`]; `AHEAD`: routing one hop ahead is on.
+    /// The loop of [`Sim::run_until`]; `AHEAD`: routing one hop ahead is on; `PLAIN`: every
+    /// switch is plain for the whole run (`Switch::is_plain`, and no faults).
     #[inline(never)]
-    fn run_events<const AHEAD: bool>(
+    fn run_events<const AHEAD: bool, const PLAIN: bool>(
         &mut self,
         limit: Time,
         progress: &mut ProgressFn<'_>,
@@ -220,7 +228,7 @@ impl Sim {
             })
         } {
             self.events += 1;
-            self.dispatch::<AHEAD>(ev);
+            self.dispatch::<AHEAD, PLAIN>(ev);
             if (self.events & 0xFFFF == 0 || self.attention) && self.check_stop(progress) {
                 return true;
             }
@@ -256,19 +264,19 @@ impl Sim {
     /// instructions.
     #[inline(always)]
     #[allow(clippy::too_many_lines)]
-    fn dispatch<const AHEAD: bool>(&mut self, ev: Event) {
+    fn dispatch<const AHEAD: bool, const PLAIN: bool>(&mut self, ev: Event) {
         let ctx = &mut self.ctx;
         ctx.now = ctx.events.now();
         let (sw, nics, loc) = (&mut self.switches, &mut self.nics, &self.port_loc);
         let tracked = self.wires_tracked;
         match ev {
             Event::TxDone(p) => match loc.get(PortId(p)) {
-                (NodeRef::Switch(s), l) => sw[s as usize].on_tx_done(l, ctx),
+                (NodeRef::Switch(s), l) => sw[s as usize].on_tx_done::<PLAIN>(l, ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(ctx),
             },
             Event::LinkArrive { port, pkt, out } => {
                 let p = PortId(port);
-                Self::on_link_arrive::<AHEAD>(p, pkt, out, tracked, sw, nics, loc, ctx)
+                Self::on_link_arrive::<AHEAD, PLAIN>(p, pkt, out, tracked, sw, nics, loc, ctx)
             }
             Event::PauseArrive { port, prio, quanta } => match loc.get(PortId(port)) {
                 (NodeRef::Switch(s), l) => {
@@ -355,7 +363,7 @@ impl Sim {
     /// went down has no head entry any more, and its arrival does nothing.
     #[inline]
     #[allow(clippy::too_many_arguments)]
-    fn on_link_arrive<const AHEAD: bool>(
+    fn on_link_arrive<const AHEAD: bool, const PLAIN: bool>(
         p: PortId,
         pkt: u32,
         out: u16,
@@ -377,7 +385,7 @@ impl Sim {
         }
         ctx.monitor.totals.packet_hops += 1;
         match loc.get(p.peer()) {
-            (NodeRef::Switch(s), l) => sw[s as usize].on_arrive::<AHEAD>(l, pkt, out, ctx),
+            (NodeRef::Switch(s), l) => sw[s as usize].on_arrive::<AHEAD, PLAIN>(l, pkt, out, ctx),
             (NodeRef::Host(h), _) => nics[h as usize].on_arrive(pkt, ctx),
         }
     }
