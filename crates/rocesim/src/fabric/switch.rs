@@ -245,11 +245,11 @@ impl Switch {
             ctx.drop_packet(pkt_id);
             return;
         }
-        let verdict = if replica {
+        let (verdict, over_xoff) = if replica {
             self.mmu.admit_replica(inl, pg, outl, q, size, lossless);
-            Admit::Shared
+            (Admit::Shared, self.mmu.over_xoff(inl, pg))
         } else {
-            self.mmu.admit(inl, pg, outl, q, size, lossless)
+            self.mmu.admit_xoff(inl, pg, outl, q, size, lossless)
         };
         if let Admit::DropLossless | Admit::DropLossy = verdict {
             let t = &mut ctx.monitor.totals;
@@ -279,7 +279,7 @@ impl Switch {
         // The PG's occupancy first: its line is hot from admission, the XOFF masks' line
         // usually is not, and a PG below XOFF needs no look at it.
         let pg_prios = self.pg_prios[pg.idx()];
-        if lossless && self.mmu.over_xoff(inl, pg) && self.xoff[inl].mask & pg_prios != pg_prios {
+        if lossless && over_xoff && self.xoff[inl].mask & pg_prios != pg_prios {
             self.pause_pg(inl, pg, ctx);
         }
         // An idle port with empty queues would pick this packet at once: it leaves without
