@@ -270,13 +270,16 @@ impl Sim {
         let (sw, nics, loc) = (&mut self.switches, &mut self.nics, &self.port_loc);
         let tracked = self.wires_tracked;
         match ev {
+            // A switch's two per-frame events return at once: only a host completes flows.
             Event::TxDone(p) => match loc.get(PortId(p)) {
-                (NodeRef::Switch(s), l) => sw[s as usize].on_tx_done::<PLAIN>(l, ctx),
+                (NodeRef::Switch(s), l) => return sw[s as usize].on_tx_done::<PLAIN>(l, ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(ctx),
             },
             Event::LinkArrive { port, pkt, out } => {
                 let p = PortId(port);
-                Self::on_link_arrive::<AHEAD, PLAIN>(p, pkt, out, tracked, sw, nics, loc, ctx)
+                if !Self::on_link_arrive::<AHEAD, PLAIN>(p, pkt, out, tracked, sw, nics, loc, ctx) {
+                    return;
+                }
             }
             Event::PauseArrive { port, prio, quanta } => match loc.get(PortId(port)) {
                 (NodeRef::Switch(s), l) => {
@@ -358,9 +361,10 @@ impl Sim {
         }
     }
 
-    /// Frame `pkt`, sent by port `p`, reaches the peer port. With `tracked` wires (links
-    /// can go down) the frame must still be the wire's head: a frame dropped when its link
-    /// went down has no head entry any more, and its arrival does nothing.
+    /// Frame `pkt`, sent by port `p`, reaches the peer port; true if that is a host's. With
+    /// `tracked` wires (links can go down) the frame must still be the wire's head: a frame
+    /// dropped when its link went down has no head entry any more, and its arrival does
+    /// nothing.
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn on_link_arrive<const AHEAD: bool, const PLAIN: bool>(
@@ -372,21 +376,27 @@ impl Sim {
         nics: &mut [Nic],
         loc: &PortLocs,
         ctx: &mut Ctx,
-    ) {
+    ) -> bool {
         if tracked {
             let port: &mut Port = match loc.get(p) {
                 (NodeRef::Switch(s), l) => &mut sw[s as usize].ports[l as usize],
                 (NodeRef::Host(h), _) => &mut nics[h as usize].port,
             };
             if port.wire.in_flight.front() != Some(&(ctx.now, pkt)) {
-                return;
+                return false;
             }
             port.wire.pop();
         }
         ctx.monitor.totals.packet_hops += 1;
         match loc.get(p.peer()) {
-            (NodeRef::Switch(s), l) => sw[s as usize].on_arrive::<AHEAD, PLAIN>(l, pkt, out, ctx),
-            (NodeRef::Host(h), _) => nics[h as usize].on_arrive(pkt, ctx),
+            (NodeRef::Switch(s), l) => {
+                sw[s as usize].on_arrive::<AHEAD, PLAIN>(l, pkt, out, ctx);
+                false
+            }
+            (NodeRef::Host(h), _) => {
+                nics[h as usize].on_arrive(pkt, ctx);
+                true
+            }
         }
     }
 
