@@ -317,7 +317,8 @@ impl EventQueue {
             self.sorted = slot;
             self.head = 0;
             let m = self.mask as usize;
-            for s in self::slot(&self.slots, (i + 1) & m).iter().take(HINT_AHEAD) {
+            let next = self::slot(&self.slots, (i + 1) & m);
+            for s in &next[..next.len().min(HINT_AHEAD)] {
                 ahead(s.event);
             }
             prefetch_slot(self::slot(&self.slots, (i + 2) & m));
@@ -432,8 +433,12 @@ fn word_mut(bits: &mut [u64], i: usize) -> &mut u64 {
 /// only.
 #[inline(always)]
 fn prefetch_slot(v: &[Slotted]) {
-    for k in (0..v.len().min(PREFETCH_ENTRIES)).step_by(4) {
+    // Four 16-byte entries a cache line.
+    let n = v.len().min(PREFETCH_ENTRIES);
+    let mut k = 0;
+    while k < n {
         super::prefetch::prefetch(v.as_ptr().wrapping_add(k));
+        k += 4;
     }
 }
 
