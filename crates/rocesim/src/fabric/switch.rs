@@ -207,6 +207,7 @@ impl Switch {
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
     /// flooded copy beyond the first) is never dropped at admission. `next` is its egress
     /// port at the next switch, if looked up ahead ([`NO_OUT`] if not).
+    #[inline(always)]
     pub(crate) fn enqueue(
         &mut self,
         in_local: u16,
@@ -230,6 +231,10 @@ impl Switch {
         next: u16,
         ctx: &mut Ctx,
     ) {
+        debug_assert!(
+            !PLAIN || self.is_plain(),
+            "a plain run's switch is not plain"
+        );
         let (tc, place) = self.place::<PLAIN>(in_local, out, pkt_id, ctx);
         let (pg, q) = (place.pg, place.queue);
         let pkt = ctx.packets.get_mut(pkt_id);
@@ -335,6 +340,7 @@ impl Switch {
 
     /// Start the next frame on local port `l` if it is free. A port still serializing only
     /// makes sure it is woken when it frees up (inline); the attempt itself is out of line.
+    #[inline(always)]
     pub fn try_send(&mut self, l: u16, ctx: &mut Ctx) {
         self.try_send_as::<false>(l, ctx);
     }
@@ -453,6 +459,7 @@ impl Switch {
 
     /// Release the buffer entry `e` held in queue `q` of port `out`, and resume its ingress
     /// peer if its PG fell below XON.
+    #[inline(always)]
     pub(crate) fn release(&mut self, e: &QEntry, out: usize, q: QueueId, ctx: &mut Ctx) {
         self.release_as::<false>(e, out, q, ctx);
     }

@@ -190,8 +190,9 @@ impl Sim {
     /// stop a run (a sampler pass, a deadlock check, flows starting or completing) raises
     /// `attention`, so the other events pay one test for all the checks. `progress` is
     /// reached through a thin pointer, and this loop is compiled once for every caller (one
-    /// thread, or each part of a split run), and once with routing one hop ahead and once
-    /// without (`fabric::route_ahead`), so that a run without it pays nothing for it.
+    /// thread, or each part of a split run), in four versions: with and without routing one
+    /// hop ahead (`fabric::route_ahead`), and with and without plain switches
+    /// (`Switch::is_plain`), so that a run pays only for the mechanisms it uses.
     fn run_until(&mut self, limit: Time, progress: &mut ProgressFn<'_>) -> bool {
         // Every switch plain, and no fault to change that: the loop without the mechanisms
         // plain switches lack (checked on every call: a part of a split run calls this once a
@@ -361,7 +362,7 @@ impl Sim {
         }
     }
 
-    /// Frame `pkt`, sent by port `p`, reaches the peer port; true if that is a host's. With
+    /// Frame `pkt`, sent by port `p`, reaches the peer port; true if a host took it. With
     /// `tracked` wires (links can go down) the frame must still be the wire's head: a frame
     /// dropped when its link went down has no head entry any more, and its arrival does
     /// nothing.
