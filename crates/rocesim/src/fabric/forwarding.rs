@@ -108,7 +108,7 @@ impl Switch {
         for p in 0..n {
             if p != in_local {
                 let copy = ctx.packets.alloc(original);
-                self.enqueue(in_local, copy, p, !first, NO_OUT, ctx);
+                self.enqueue::<false>(in_local, copy, p, !first, NO_OUT, ctx);
                 first = false;
             }
         }

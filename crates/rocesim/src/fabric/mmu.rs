@@ -183,24 +183,11 @@ impl Mmu {
         q.idx() * self.ports as usize + port
     }
 
-    /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`).
+    /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`);
+    /// also says whether the PG is then over XOFF ([`Mmu::over_xoff`], from the accounting
+    /// just updated instead of read again; false when the packet is dropped).
     #[inline(always)]
     pub fn admit(
-        &mut self,
-        in_port: usize,
-        pg: Priority,
-        out_port: usize,
-        q: QueueId,
-        size: u64,
-        lossless: bool,
-    ) -> Admit {
-        self.admit_xoff(in_port, pg, out_port, q, size, lossless).0
-    }
-
-    /// [`Mmu::admit`], and whether the PG is then over XOFF ([`Mmu::over_xoff`], from the
-    /// accounting just updated instead of read again; false when the packet is dropped).
-    #[inline(always)]
-    pub fn admit_xoff(
         &mut self,
         in_port: usize,
         pg: Priority,
@@ -303,7 +290,7 @@ impl Mmu {
         size: u64,
         lossless: bool,
     ) {
-        match self.admit(in_port, pg, out_port, q, size, lossless) {
+        match self.admit(in_port, pg, out_port, q, size, lossless).0 {
             Admit::Shared | Admit::Headroom => {}
             Admit::DropLossless | Admit::DropLossy => {
                 let i = self.pg_index(in_port, pg);
@@ -391,13 +378,13 @@ mod tests {
         let mut m = Mmu::new(&static_params(), vec![3_000, 3_000]).unwrap();
         // 10 packets of 1000 B reach XOFF exactly.
         for _ in 0..10 {
-            assert_eq!(m.admit(0, P3, 1, Q3, 1000, true), Admit::Shared);
+            assert_eq!(m.admit(0, P3, 1, Q3, 1000, true).0, Admit::Shared);
         }
         assert!(m.over_xoff(0, P3));
         for _ in 0..3 {
-            assert_eq!(m.admit(0, P3, 1, Q3, 1000, true), Admit::Headroom);
+            assert_eq!(m.admit(0, P3, 1, Q3, 1000, true).0, Admit::Headroom);
         }
-        assert_eq!(m.admit(0, P3, 1, Q3, 1000, true), Admit::DropLossless);
+        assert_eq!(m.admit(0, P3, 1, Q3, 1000, true).0, Admit::DropLossless);
         // Drain to XON: headroom first, then down to 5000 B.
         for _ in 0..8 {
             assert!(!m.under_xon(0, P3));
@@ -481,7 +468,7 @@ mod tests {
                     m.release(i, Priority(g), o, QueueId(g), s);
                 } else {
                     let lossless = p.pfc_enable & (1 << pg) != 0;
-                    let (verdict, over) = m.admit_xoff(inp, Priority(pg), out, QueueId(pg), size, lossless);
+                    let (verdict, over) = m.admit(inp, Priority(pg), out, QueueId(pg), size, lossless);
                     if let Admit::Shared | Admit::Headroom = verdict {
                         prop_assert_eq!(over, m.over_xoff(inp, Priority(pg)));
                         held.push((inp, pg, out, size));

@@ -185,7 +185,7 @@ impl Switch {
         } else {
             NO_OUT
         };
-        self.enqueue_as::<PLAIN>(in_local, pkt_id, out, false, next, ctx);
+        self.enqueue::<PLAIN>(in_local, pkt_id, out, false, next, ctx);
     }
 
     /// Which of `n` equal-cost next hops a packet to host `dst` with ECMP key `hash` (a data
@@ -207,22 +207,9 @@ impl Switch {
     /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
     /// flooded copy beyond the first) is never dropped at admission. `next` is its egress
     /// port at the next switch, if looked up ahead ([`NO_OUT`] if not).
+    /// With `PLAIN`, the switch is plain ([`Switch::is_plain`]).
     #[inline(always)]
-    pub(crate) fn enqueue(
-        &mut self,
-        in_local: u16,
-        pkt_id: u32,
-        out: u16,
-        replica: bool,
-        next: u16,
-        ctx: &mut Ctx,
-    ) {
-        self.enqueue_as::<false>(in_local, pkt_id, out, replica, next, ctx);
-    }
-
-    /// [`Switch::enqueue`]; with `PLAIN`, the switch is plain ([`Switch::is_plain`]).
-    #[inline(always)]
-    fn enqueue_as<const PLAIN: bool>(
+    pub(crate) fn enqueue<const PLAIN: bool>(
         &mut self,
         in_local: u16,
         pkt_id: u32,
@@ -254,7 +241,7 @@ impl Switch {
             self.mmu.admit_replica(inl, pg, outl, q, size, lossless);
             (Admit::Shared, self.mmu.over_xoff(inl, pg))
         } else {
-            self.mmu.admit_xoff(inl, pg, outl, q, size, lossless)
+            self.mmu.admit(inl, pg, outl, q, size, lossless)
         };
         if let Admit::DropLossless | Admit::DropLossy = verdict {
             let t = &mut ctx.monitor.totals;
