@@ -47,9 +47,9 @@ table! {
         /// give it, so that the run prefetches that port before the frame arrives:
         /// `"auto"` (when the switches' ports outgrow a core's 2 MiB cache, from a
         /// fat-tree of k = 16 on), `"on"` or `"off"`. Never with faults, which can change
-        /// routes (a run that asked for `"on"` says so in its warnings). Speed only: results are byte-identical either way; see
-        /// docs/performance.md, "Slots of a large fabric and routing one hop
-        /// ahead". Default: `"auto"`.
+        /// routes (a run that asked for `"on"` says so in its warnings). Speed only: results
+        /// are byte-identical either way; see docs/performance.md, "Slots of a large fabric
+        /// and routing one hop ahead". Default: `"auto"`.
         route_ahead: RouteAheadV,
     }
 }

@@ -82,8 +82,8 @@ pub struct Switch {
 impl Switch {
     /// Is this switch plain: no congestion isolation, no forwarding latency, one DSCP map
     /// for all its ports, no PFC watchdog and no forwarding fault? A run whose switches are
-    /// all plain, and stay so (no faults), compiles its loop with `PLAIN` (below), where
-    /// those mechanisms' tests are constant and fall away.
+    /// all plain, and stay so (no forwarding faults in the scenario), runs its loop compiled
+    /// with `PLAIN` (below), where those mechanisms' tests are constant and fall away.
     pub fn is_plain(&self) -> bool {
         self.isolation.is_none()
             && self.latency == crate::units::Time::ZERO

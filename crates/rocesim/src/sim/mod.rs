@@ -194,10 +194,13 @@ impl Sim {
     /// hop ahead (`fabric::route_ahead`), and with and without plain switches
     /// (`Switch::is_plain`), so that a run pays only for the mechanisms it uses.
     fn run_until(&mut self, limit: Time, progress: &mut ProgressFn<'_>) -> bool {
-        // Every switch plain, and no fault to change that: the loop without the mechanisms
-        // plain switches lack (checked on every call: a part of a split run calls this once a
-        // window, and a switch costs a few loads).
-        let plain = self.scenario.faults.is_empty() && self.switches.iter().all(Switch::is_plain);
+        // Every switch plain, and no forwarding fault (a static route, an aged MAC entry) to
+        // change that during the run: the loop without the mechanisms plain switches lack.
+        // Other faults (links, loss, a stalled NIC) act on wires, routes and NICs, which both
+        // loops handle alike. Checked on every call: a part of a split run calls this once a
+        // window, and a switch costs a few loads.
+        let forwarding_faults = self.scenario.faults.iter().any(|f| f.kind.is_forwarding());
+        let plain = !forwarding_faults && self.switches.iter().all(Switch::is_plain);
         match (self.ctx.ahead.is_on(), plain) {
             (true, true) => self.run_events::<true, true>(limit, progress),
             (true, false) => self.run_events::<true, false>(limit, progress),
@@ -207,7 +210,7 @@ impl Sim {
     }
 
     /// The loop of [`Sim::run_until`]; `AHEAD`: routing one hop ahead is on; `PLAIN`: every
-    /// switch is plain for the whole run (`Switch::is_plain`, and no faults).
+    /// switch is plain for the whole run (`Switch::is_plain`, and no forwarding faults).
     #[inline(never)]
     fn run_events<const AHEAD: bool, const PLAIN: bool>(
         &mut self,
