@@ -342,7 +342,13 @@ impl EventQueue {
             self.refill();
         }
         if emptied {
-            self.next = self.next_slot();
+            // The next slot is usually busy too: one bit says so without a scan.
+            let j = (i + 1) & self.mask as usize;
+            self.next = if *word_mut(&mut self.bits, j) & 1 << (j % 64) != 0 {
+                slot + 1
+            } else {
+                self.next_slot()
+            };
         }
         self.now = Time(t);
         Some((self.now, e.event))
