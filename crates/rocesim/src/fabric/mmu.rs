@@ -247,6 +247,60 @@ impl Mmu {
         (verdict, self.over_xoff_at(pg, bytes, hdrm))
     }
 
+    /// A packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`)
+    /// that leaves at once (its egress port is idle and its queues empty): true when
+    /// [`Mmu::admit`] then [`Mmu::release`] would leave the accounting as it was (the PG
+    /// holds no headroom, the packet fits the shared buffer, and a lossless PG stays below
+    /// XOFF with it), and then only the queue's peak is updated. False, and nothing changes,
+    /// when admission would do more: take headroom, drop the packet, cross XOFF.
+    #[inline(always)]
+    pub fn pass(
+        &mut self,
+        in_port: usize,
+        pg: Priority,
+        out_port: usize,
+        q: QueueId,
+        size: u64,
+        lossless: bool,
+    ) -> bool {
+        let PgAcct { bytes, hdrm } = self.pg[self.pg_index(in_port, pg)];
+        if hdrm != 0 {
+            return false;
+        }
+        let r = self.reserved_of(pg);
+        let after = (bytes + size).saturating_sub(r);
+        let growth = after - bytes.saturating_sub(r);
+        let qi = self.q_index(out_port, q);
+        let queued = self.q[qi].bytes + size;
+        let passes = if lossless {
+            let fits = growth == 0
+                || growth <= self.free()
+                    && match self.mode {
+                        BufferMode::Dynamic => after <= self.lossless_threshold(),
+                        BufferMode::Static => bytes + size <= self.xoff,
+                    };
+            // Over XOFF with the packet admitted, as `over_xoff_at` would judge it.
+            let over = match self.mode {
+                BufferMode::Dynamic => {
+                    after > 0 && after >= scale(self.free() - growth, self.lossless_th)
+                }
+                BufferMode::Static => bytes + size >= self.xoff,
+            };
+            fits && !over
+        } else {
+            let limit = match self.mode {
+                BufferMode::Dynamic => self.lossy_reserved + scale(self.free(), self.lossy_th),
+                BufferMode::Static => self.lossy_limit,
+            };
+            growth <= self.free() && queued <= limit
+        };
+        if passes {
+            let qa = &mut self.q[qi];
+            qa.max = qa.max.max(queued);
+        }
+        passes
+    }
+
     /// Release a packet that left its egress queue. Headroom is released first.
     #[inline(always)]
     pub fn release(
@@ -395,6 +449,26 @@ mod tests {
     }
 
     #[test]
+    fn a_packet_passes_an_empty_pg_but_not_one_at_xoff_or_in_headroom() {
+        let mut m = Mmu::new(&static_params(), vec![3_000, 3_000]).unwrap();
+        assert!(m.pass(0, P3, 1, Q3, 1000, true));
+        assert_eq!((m.pg_bytes(0, P3), m.queue_bytes(1, Q3)), (0, 0));
+        assert_eq!(m.queue_max(1, Q3), 1000);
+        // 9000 B held: one more packet reaches XOFF (10,000 B), so it does not pass.
+        for _ in 0..9 {
+            m.admit(0, P3, 1, Q3, 1000, true);
+        }
+        assert!(!m.pass(0, P3, 1, Q3, 1000, true));
+        assert!(m.pass(0, P3, 1, Q3, 999, true));
+        // In headroom: a release would free headroom first, so nothing passes.
+        m.admit(0, P3, 1, Q3, 1000, true);
+        m.admit(0, P3, 1, Q3, 1000, true);
+        assert!(m.pg_headroom(0, P3) > 0);
+        assert!(!m.pass(0, P3, 1, Q3, 64, true));
+        assert_eq!(m.pg_bytes(0, P3), 11_000);
+    }
+
+    #[test]
     fn lossless_pgs_follow_tc_to_pg() {
         // TCs 3 and 4 lossless, both in PG 3: one lossless PG, so one headroom and one
         // reserved size per port are set aside (1 MB - 2 × (3000 + 1000)), and PG 4 is lossy.
@@ -482,6 +556,49 @@ mod tests {
             }
             prop_assert_eq!(m.shared_used, 0);
             prop_assert_eq!(m.hdrm_used, 0);
+        }
+
+        /// `pass` says yes exactly when admitting the packet and releasing it at once is
+        /// a no-op (the PG holds no headroom, the packet is admitted to the shared buffer
+        /// and does not take a lossless PG over XOFF), and then leaves the MMU as that
+        /// admission and release do; otherwise it changes nothing. Both buffer modes, any
+        /// state built by admissions and releases.
+        #[test]
+        fn pass_is_admit_then_release(ops in proptest::collection::vec((0usize..4, 0u8..8, 0usize..4, 64u64..9000, 0u8..3), 1..300), fixed in any::<bool>()) {
+            let mut p = if fixed { static_params() } else { SwitchParams::default() };
+            p.buffer_size = Bytes(400_000);
+            p.pfc_enable = 0b0000_1001;
+            p.lossless.reserved = Bytes(2_000);
+            let mut m = Mmu::new(&p, vec![20_000; 4]).unwrap();
+            let mut held = Vec::new();
+            for (inp, pg, out, size, op) in ops {
+                let (g, q) = (Priority(pg), QueueId(pg));
+                let lossless = p.pfc_enable & (1 << pg) != 0;
+                if op == 0 && !held.is_empty() {
+                    let (i, g, o, s) = held.remove(size as usize % held.len());
+                    m.release(i, Priority(g), o, QueueId(g), s);
+                } else if op == 1 {
+                    if let (Admit::Shared | Admit::Headroom, _) = m.admit(inp, g, out, q, size, lossless) {
+                        held.push((inp, pg, out, size));
+                    }
+                } else {
+                    let mut through = m.clone();
+                    let hdrm = through.pg_headroom(inp, g);
+                    let (verdict, over) = through.admit(inp, g, out, q, size, lossless);
+                    // XOFF concerns lossless PGs only (a switch pauses for nothing else).
+                    let ok = hdrm == 0 && verdict == Admit::Shared && !(lossless && over);
+                    if verdict == Admit::Shared || verdict == Admit::Headroom {
+                        through.release(inp, g, out, q, size);
+                    }
+                    let before = format!("{m:?}");
+                    prop_assert_eq!(m.pass(inp, g, out, q, size, lossless), ok);
+                    if ok {
+                        prop_assert_eq!(format!("{m:?}"), format!("{through:?}"));
+                    } else {
+                        prop_assert_eq!(format!("{m:?}"), before);
+                    }
+                }
+            }
         }
     }
 }

@@ -224,9 +224,9 @@ impl Switch {
         );
         let (tc, place) = self.place::<PLAIN>(in_local, out, pkt_id, ctx);
         let (pg, q) = (place.pg, place.queue);
-        let pkt = ctx.packets.get_mut(pkt_id);
+        let pkt = ctx.packets.get(pkt_id);
         let lossless = self.pfc_enable & tc.bit() != 0;
-        let size = pkt.buf_bytes();
+        let (size, pkt_flags, gap) = (pkt.buf_bytes(), pkt.flags, pkt.gap);
         let (inl, outl) = (in_local as usize, out as usize);
         if !PLAIN && lossless && self.ports[outl].wd_drop & q.bit() != 0 {
             // The PFC watchdog discards lossless packets for a stormed queue.
@@ -235,6 +235,14 @@ impl Switch {
             }
             ctx.monitor.totals.drops_fault += 1;
             ctx.drop_packet(pkt_id);
+            return;
+        }
+        if !replica && self.passes::<PLAIN>(inl, pg, outl, q, size, lossless, pkt_flags, ctx) {
+            // Admitted and gone at once: the buffer is as it was (`Mmu::pass`).
+            ctx.packets.get_mut(pkt_id).tc = place.wire.0;
+            let prio = if self.pg_identity { pg } else { place.wire };
+            let wire = size as u32 + u32::from(gap);
+            self.ports[outl].start_tx_ahead(pkt_id, wire, prio, false, next, ctx);
             return;
         }
         let (verdict, over_xoff) = if replica {
@@ -254,14 +262,15 @@ impl Switch {
             ctx.drop_packet(pkt_id);
             return;
         }
+        let pkt = ctx.packets.get_mut(pkt_id);
         pkt.tc = place.wire.0;
         let was_ce = pkt.ecn == crate::packet::ecn::CE;
-        let int = pkt.flags & flags::INT != 0;
+        let int = pkt_flags & flags::INT != 0;
         let entry = QEntry::new(
             pkt_id,
             in_local,
             size as u16,
-            pkt.gap,
+            gap,
             pg,
             lossless,
             int,
@@ -295,6 +304,34 @@ impl Switch {
             self.iso_enqueued(&entry, out, place, was_ce, ctx);
         }
         self.try_send_as::<PLAIN>(out, ctx);
+    }
+
+    /// Does a packet of `size` bytes from (`inl`, `pg`) to (`outl`, `q`) leave at once
+    /// without a trace in the buffer? Its egress port would send it now (idle, queues empty,
+    /// not paused), nothing observes it in the queue (no ECN marking, no INT stamp, no
+    /// congestion isolation), its PG does not hold XOFF (its release would look for XON), and
+    /// [`Mmu::pass`] finds its admission and release a no-op. The path of most frames at
+    /// moderate load; anything else takes the queue.
+    #[allow(clippy::too_many_arguments)]
+    #[inline(always)]
+    fn passes<const PLAIN: bool>(
+        &mut self,
+        inl: usize,
+        pg: Priority,
+        outl: usize,
+        q: QueueId,
+        size: u64,
+        lossless: bool,
+        pkt_flags: u8,
+        ctx: &Ctx,
+    ) -> bool {
+        let port = &self.ports[outl];
+        !self.isolating::<PLAIN>()
+            && port.would_send_at_once(q, ctx)
+            && pkt_flags & flags::INT == 0
+            && self.marker.marks(port.ecn_queues, q).is_none()
+            && !(lossless && self.xoff[inl].mask & self.pg_prios[pg.idx()] != 0)
+            && self.mmu.pass(inl, pg, outl, q, size, lossless)
     }
 
     /// The TC of packet `pkt_id` arriving on `in_local`, and where it goes toward `out`: its
