@@ -145,10 +145,12 @@ pub struct EventQueue {
     /// empty (kept up to date by `put` and when a slot empties, so a pop reads it directly).
     next: u64,
     in_wheel: usize,
-    /// Absolute slot number whose entries are sorted by key from `head` on (the slot being
-    /// drained), or `u64::MAX`.
-    sorted: u64,
-    /// First entry of the sorted slot not yet popped.
+    /// Absolute slot number of the slot being drained: the one holding the entry popped
+    /// last (empty once that was its last), `u64::MAX` before the first pop. It is sorted,
+    /// and an entry scheduled into it is inserted in order (after `head`).
+    draining: u64,
+    /// First entry of the slot being drained not yet popped (0 when it is empty),
+    /// `usize::MAX` before the first pop (so that the first pop starts a slot).
     head: usize,
     overflow: BinaryHeap<Reverse<Entry>>,
     /// Slot of the overflow heap's earliest entry, or `u64::MAX` when the heap is empty: the
@@ -187,8 +189,8 @@ impl EventQueue {
             cur: 0,
             next: u64::MAX,
             in_wheel: 0,
-            sorted: u64::MAX,
-            head: 0,
+            draining: u64::MAX,
+            head: usize::MAX,
             overflow: BinaryHeap::new(),
             overflow_slot: u64::MAX,
             now: Time::ZERO,
@@ -220,7 +222,7 @@ impl EventQueue {
         let i = (e.slot() & self.mask) as usize;
         let v = slot_mut(&mut self.slots, i);
         let s = Slotted::of(e);
-        if e.slot() == self.sorted {
+        if e.slot() == self.draining {
             // Among the entries not yet popped, in order. Usually the latest time so far, so
             // the search ends at the back.
             let base = e.slot() << SLOT_SHIFT;
@@ -299,6 +301,30 @@ impl EventQueue {
     /// be another turn's.
     #[inline(always)]
     pub fn pop_until_with(&mut self, end: Time, ahead: impl Fn(Event)) -> Option<(Time, Event)> {
+        // The slot being drained has entries left: the next one is the earliest event
+        // (nothing is due before now, and now lies in that slot).
+        let i = (self.draining & self.mask) as usize;
+        let v = slot_mut(&mut self.slots, i);
+        if let Some(&e) = v.get(self.head) {
+            let t = self.draining << SLOT_SHIFT | u64::from(e.lo);
+            if t > end.0 {
+                return None;
+            }
+            self.head += 1;
+            self.in_wheel -= 1;
+            if self.head == v.len() {
+                self.drained(i);
+            }
+            self.now = Time(t);
+            return Some((self.now, e.event));
+        }
+        self.pop_from_next_slot(end, ahead)
+    }
+    /// [`EventQueue::pop_until_with`] when the slot being drained is empty: start draining
+    /// the next non-empty slot (sort it, hint its successor's events), or turn the wheel to
+    /// the overflow heap's first event when the wheel is empty.
+    #[inline(always)]
+    fn pop_from_next_slot(&mut self, end: Time, ahead: impl Fn(Event)) -> Option<(Time, Event)> {
         let mut slot = self.next;
         if slot == u64::MAX {
             let Reverse(e) = self.overflow.peek()?;
@@ -312,46 +338,50 @@ impl EventQueue {
         }
         let i = (slot & self.mask) as usize;
         let v = slot_mut(&mut self.slots, i);
-        if slot != self.sorted {
-            sort_slot(v, slot << SLOT_SHIFT);
-            self.sorted = slot;
-            self.head = 0;
-            let m = self.mask as usize;
-            let next = self::slot(&self.slots, (i + 1) & m);
-            for s in &next[..next.len().min(HINT_AHEAD)] {
-                ahead(s.event);
-            }
-            prefetch_slot(self::slot(&self.slots, (i + 2) & m));
-        }
-        let v = slot_mut(&mut self.slots, i);
-        let e = v[self.head];
+        // The slot being drained is empty, so this one is not it: sort it.
+        sort_slot(v, slot << SLOT_SHIFT);
+        let e = v[0];
         let t = slot << SLOT_SHIFT | u64::from(e.lo);
         if t > end.0 {
+            // Not drained yet: events scheduled meanwhile are appended to it, and it is
+            // sorted again when time reaches it.
             return None;
         }
-        self.head += 1;
+        let m = self.mask as usize;
+        let next = self::slot(&self.slots, (i + 1) & m);
+        for s in &next[..next.len().min(HINT_AHEAD)] {
+            ahead(s.event);
+        }
+        prefetch_slot(self::slot(&self.slots, (i + 2) & m));
+        let v = slot_mut(&mut self.slots, i);
+        // Drained from here on: the slot is sorted, and time reaches it.
+        self.draining = slot;
+        self.head = 1;
         self.in_wheel -= 1;
-        let emptied = self.head == v.len();
-        if emptied {
-            v.clear();
-            self.head = 0;
-            *word_mut(&mut self.bits, i) &= !(1 << (i % 64));
+        if v.len() == 1 {
+            self.drained(i);
         }
         if slot != self.cur {
             self.cur = slot;
             self.refill();
         }
-        if emptied {
-            // The next slot is usually busy too: one bit says so without a scan.
-            let j = (i + 1) & self.mask as usize;
-            self.next = if *word_mut(&mut self.bits, j) & 1 << (j % 64) != 0 {
-                slot + 1
-            } else {
-                self.next_slot()
-            };
-        }
         self.now = Time(t);
         Some((self.now, e.event))
+    }
+    /// The slot being drained (index `i`) gave its last entry: empty it, and find the next
+    /// non-empty slot.
+    #[inline(always)]
+    fn drained(&mut self, i: usize) {
+        slot_mut(&mut self.slots, i).clear();
+        self.head = 0;
+        *word_mut(&mut self.bits, i) &= !(1 << (i % 64));
+        // The next slot is usually busy too: one bit says so without a scan.
+        let j = (i + 1) & self.mask as usize;
+        self.next = if *word_mut(&mut self.bits, j) & 1 << (j % 64) != 0 {
+            self.draining + 1
+        } else {
+            self.next_slot()
+        };
     }
     /// Remove the earliest event and advance time to it.
     #[inline]
@@ -361,7 +391,7 @@ impl EventQueue {
     /// Every pending event with its time, in no particular order (end-of-run accounting:
     /// the frames still on the wires are their pending arrivals).
     pub fn pending(&self) -> impl Iterator<Item = (Time, Event)> + '_ {
-        let drained = (self.sorted != u64::MAX).then_some((self.sorted & self.mask) as usize);
+        let drained = (self.draining != u64::MAX).then_some((self.draining & self.mask) as usize);
         let wheel = self.slots.iter().enumerate().flat_map(move |(i, v)| {
             // The slot being drained holds its popped entries before `head`.
             let from = if drained == Some(i) { self.head } else { 0 };
