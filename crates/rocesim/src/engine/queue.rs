@@ -523,7 +523,10 @@ fn sort_slot(v: &mut [Slotted], base: u64) {
             v[j] = v[j - 1];
             j -= 1;
         }
-        v[j] = x;
+        // Most entries are in place: no store then.
+        if j != i {
+            v[j] = x;
+        }
     }
 }
 
