@@ -1,6 +1,7 @@
 //! The switching fabric: links, ports, the switch and its mechanisms (MMU, PFC, ECN marking,
 //! scheduling, forwarding, watchdog), routing, and the INT records packets collect.
 
+pub mod at_once;
 pub mod dscp;
 pub mod ecn;
 pub mod forwarding;

@@ -94,7 +94,7 @@ impl Switch {
 
     /// Congestion isolation is on (never with `PLAIN`: see [`Switch::is_plain`]).
     #[inline(always)]
-    fn isolating<const PLAIN: bool>(&self) -> bool {
+    pub(super) fn isolating<const PLAIN: bool>(&self) -> bool {
         !PLAIN && self.isolation.is_some()
     }
 
@@ -237,12 +237,9 @@ impl Switch {
             ctx.drop_packet(pkt_id);
             return;
         }
-        if !replica && self.passes::<PLAIN>(inl, pg, outl, q, size, lossless, pkt_flags, ctx) {
-            // Admitted and gone at once: the buffer is as it was (`Mmu::pass`).
-            ctx.packets.get_mut(pkt_id).tc = place.wire.0;
-            let prio = if self.pg_identity { pg } else { place.wire };
-            let wire = size as u32 + u32::from(gap);
-            self.ports[outl].start_tx_ahead(pkt_id, wire, prio, false, next, ctx);
+        if !replica && self.passes::<PLAIN>(inl, pg, outl, q, size, lossless, ctx) {
+            let (wire, int) = (size as u32 + u32::from(gap), pkt_flags & flags::INT != 0);
+            self.send_at_once(pkt_id, place, outl, wire, int, next, ctx);
             return;
         }
         let (verdict, over_xoff) = if replica {
@@ -304,34 +301,6 @@ impl Switch {
             self.iso_enqueued(&entry, out, place, was_ce, ctx);
         }
         self.try_send_as::<PLAIN>(out, ctx);
-    }
-
-    /// Does a packet of `size` bytes from (`inl`, `pg`) to (`outl`, `q`) leave at once
-    /// without a trace in the buffer? Its egress port would send it now (idle, queues empty,
-    /// not paused), nothing observes it in the queue (no ECN marking, no INT stamp, no
-    /// congestion isolation), its PG does not hold XOFF (its release would look for XON), and
-    /// [`Mmu::pass`] finds its admission and release a no-op. The path of most frames at
-    /// moderate load; anything else takes the queue.
-    #[allow(clippy::too_many_arguments)]
-    #[inline(always)]
-    fn passes<const PLAIN: bool>(
-        &mut self,
-        inl: usize,
-        pg: Priority,
-        outl: usize,
-        q: QueueId,
-        size: u64,
-        lossless: bool,
-        pkt_flags: u8,
-        ctx: &Ctx,
-    ) -> bool {
-        let port = &self.ports[outl];
-        !self.isolating::<PLAIN>()
-            && port.would_send_at_once(q, ctx)
-            && pkt_flags & flags::INT == 0
-            && self.marker.marks(port.ecn_queues, q).is_none()
-            && !(lossless && self.xoff[inl].mask & self.pg_prios[pg.idx()] != 0)
-            && self.mmu.pass(inl, pg, outl, q, size, lossless)
     }
 
     /// The TC of packet `pkt_id` arriving on `in_local`, and where it goes toward `out`: its
@@ -468,17 +437,24 @@ impl Switch {
             }
         }
         if e.int() {
-            let depth = self.mmu.queue_bytes(out, q);
-            let port = &self.ports[out];
-            let sent = port.tx_bytes;
-            let pkt = ctx.packets.get_mut(e.pkt());
-            let (h, hop) = (pkt.aux, pkt.int_hops);
-            pkt.int_hops = pkt.int_hops.saturating_add(1);
-            let (now, rate) = (ctx.now, port.rate);
-            ctx.ints
-                .stamp(h, hop, now, depth, sent + e.wire() as u64, rate);
+            self.stamp_int(e.pkt(), e.wire(), out, q, ctx);
         }
         prio
+    }
+
+    /// HPCC's INT record of packet `pkt` (`wire` bytes on the wire) gets this hop as it
+    /// leaves queue `q` of port `out`: the queue's depth without it, the bytes the port has
+    /// sent with it, the time and the line rate.
+    #[inline(always)]
+    pub(super) fn stamp_int(&mut self, pkt: u32, wire: u32, out: usize, q: QueueId, ctx: &mut Ctx) {
+        let depth = self.mmu.queue_bytes(out, q);
+        let port = &self.ports[out];
+        let sent = port.tx_bytes;
+        let p = ctx.packets.get_mut(pkt);
+        let (h, hop) = (p.aux, p.int_hops);
+        p.int_hops = p.int_hops.saturating_add(1);
+        let (now, rate) = (ctx.now, port.rate);
+        ctx.ints.stamp(h, hop, now, depth, sent + wire as u64, rate);
     }
 
     /// Release the buffer entry `e` held in queue `q` of port `out`, and resume its ingress
