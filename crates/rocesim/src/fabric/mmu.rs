@@ -183,6 +183,30 @@ impl Mmu {
         q.idx() * self.ports as usize + port
     }
 
+    /// Does a lossless PG's packet fit the shared buffer, the PG then holding `non_hdrm`
+    /// bytes outside headroom, its shared part growing by `growth` to `after`? Within its
+    /// reserve always; beyond it, if the pool has room and the PG stays within the dynamic
+    /// threshold (α × free) or the static XOFF size.
+    #[inline(always)]
+    fn fits_shared(&self, non_hdrm: u64, growth: u64, after: u64) -> bool {
+        growth == 0
+            || growth <= self.free()
+                && match self.mode {
+                    BufferMode::Dynamic => after <= self.lossless_threshold(),
+                    BufferMode::Static => non_hdrm <= self.xoff,
+                }
+    }
+
+    /// Most bytes a lossy egress queue may hold now: its reserve plus α × free shared
+    /// buffer (dynamic), or the static limit.
+    #[inline(always)]
+    fn lossy_queue_limit(&self) -> u64 {
+        match self.mode {
+            BufferMode::Dynamic => self.lossy_reserved + scale(self.free(), self.lossy_th),
+            BufferMode::Static => self.lossy_limit,
+        }
+    }
+
     /// Admit a packet of `size` buffer bytes arriving on (`in_port`, `pg`) for (`out_port`, `q`);
     /// also says whether the PG is then over XOFF ([`Mmu::over_xoff`], from the accounting
     /// just updated instead of read again; false when the packet is dropped).
@@ -207,13 +231,7 @@ impl Mmu {
         );
         let growth = after - before;
         let verdict = if lossless {
-            let fits = growth == 0
-                || growth <= self.free()
-                    && match self.mode {
-                        BufferMode::Dynamic => after <= self.lossless_threshold(),
-                        BufferMode::Static => non_hdrm + size <= self.xoff,
-                    };
-            if fits {
+            if self.fits_shared(non_hdrm + size, growth, after) {
                 Admit::Shared
             } else if hdrm + size <= self.headroom[in_port] {
                 Admit::Headroom
@@ -222,11 +240,7 @@ impl Mmu {
             }
         } else {
             let qb = self.q[self.q_index(out_port, q)].bytes + size;
-            let limit = match self.mode {
-                BufferMode::Dynamic => self.lossy_reserved + scale(self.free(), self.lossy_th),
-                BufferMode::Static => self.lossy_limit,
-            };
-            if growth > self.free() || qb > limit {
+            if growth > self.free() || qb > self.lossy_queue_limit() {
                 return (Admit::DropLossy, false);
             }
             Admit::Shared
@@ -273,12 +287,7 @@ impl Mmu {
         let qi = self.q_index(out_port, q);
         let queued = self.q[qi].bytes + size;
         let passes = if lossless {
-            let fits = growth == 0
-                || growth <= self.free()
-                    && match self.mode {
-                        BufferMode::Dynamic => after <= self.lossless_threshold(),
-                        BufferMode::Static => bytes + size <= self.xoff,
-                    };
+            let fits = self.fits_shared(bytes + size, growth, after);
             // Over XOFF with the packet admitted, as `over_xoff_at` would judge it.
             let over = match self.mode {
                 BufferMode::Dynamic => {
@@ -288,11 +297,7 @@ impl Mmu {
             };
             fits && !over
         } else {
-            let limit = match self.mode {
-                BufferMode::Dynamic => self.lossy_reserved + scale(self.free(), self.lossy_th),
-                BufferMode::Static => self.lossy_limit,
-            };
-            growth <= self.free() && queued <= limit
+            growth <= self.free() && queued <= self.lossy_queue_limit()
         };
         if passes {
             let qa = &mut self.q[qi];
