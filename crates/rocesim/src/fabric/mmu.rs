@@ -287,15 +287,15 @@ impl Mmu {
         let qi = self.q_index(out_port, q);
         let queued = self.q[qi].bytes + size;
         let passes = if lossless {
-            let fits = self.fits_shared(bytes + size, growth, after);
-            // Over XOFF with the packet admitted, as `over_xoff_at` would judge it.
-            let over = match self.mode {
-                BufferMode::Dynamic => {
-                    after > 0 && after >= scale(self.free() - growth, self.lossless_th)
+            // Fits, and then not over XOFF as `over_xoff_at` would judge it (with the
+            // packet admitted: `growth` fits in the free pool).
+            self.fits_shared(bytes + size, growth, after)
+                && !match self.mode {
+                    BufferMode::Dynamic => {
+                        after > 0 && after >= scale(self.free() - growth, self.lossless_th)
+                    }
+                    BufferMode::Static => bytes + size >= self.xoff,
                 }
-                BufferMode::Static => bytes + size >= self.xoff,
-            };
-            fits && !over
         } else {
             growth <= self.free() && queued <= self.lossy_queue_limit()
         };

@@ -61,6 +61,20 @@ fn a_packet_passes_an_empty_pg_but_not_one_at_xoff_or_in_headroom() {
 }
 
 #[test]
+fn a_packet_larger_than_the_free_pool_does_not_pass() {
+    // Dynamic thresholds, 100 B of the shared pool free: a 9000 B packet beyond its PG's
+    // reserve does not fit, so it takes the full path (headroom), and the check computes
+    // no threshold from a negative free pool on the way.
+    let mut p = SwitchParams::default();
+    p.buffer_size = Bytes(1_000_000);
+    p.lossless.reserved = Bytes(1_000);
+    let mut m = Mmu::new(&p, vec![20_000; 2]).unwrap();
+    m.shared_used = m.shared_pool - 100;
+    assert!(!m.pass(0, P3, 1, Q3, 9_000, true));
+    assert!(m.pass(0, P3, 1, Q3, 1_000, true), "within the reserve");
+}
+
+#[test]
 fn lossless_pgs_follow_tc_to_pg() {
     // TCs 3 and 4 lossless, both in PG 3: one lossless PG, so one headroom and one
     // reserved size per port are set aside (1 MB - 2 × (3000 + 1000)), and PG 4 is lossy.
@@ -154,14 +168,18 @@ proptest! {
     /// a no-op (the PG holds no headroom, the packet is admitted to the shared buffer
     /// and does not take a lossless PG over XOFF), and then leaves the MMU as that
     /// admission and release do; otherwise it changes nothing. Both buffer modes, any
-    /// state built by admissions and releases.
+    /// state built by admissions and releases, also with the shared pool all but taken
+    /// (`crowded`: packets then outgrow the free pool).
     #[test]
-    fn pass_is_admit_then_release(ops in proptest::collection::vec((0usize..4, 0u8..8, 0usize..4, 64u64..9000, 0u8..3), 1..300), fixed in any::<bool>()) {
+    fn pass_is_admit_then_release(ops in proptest::collection::vec((0usize..4, 0u8..8, 0usize..4, 64u64..9000, 0u8..3), 1..300), fixed in any::<bool>(), crowded in any::<bool>()) {
         let mut p = if fixed { static_params() } else { SwitchParams::default() };
         p.buffer_size = Bytes(400_000);
         p.pfc_enable = 0b0000_1001;
         p.lossless.reserved = Bytes(2_000);
         let mut m = Mmu::new(&p, vec![20_000; 4]).unwrap();
+        if crowded {
+            m.shared_used = m.shared_pool - 6_000;
+        }
         let mut held = Vec::new();
         for (inp, pg, out, size, op) in ops {
             let (g, q) = (Priority(pg), QueueId(pg));
