@@ -144,7 +144,6 @@ pub struct EventQueue {
     /// Absolute slot number of the earliest non-empty slot, `u64::MAX` when the wheel is
     /// empty (kept up to date by `put` and when a slot empties, so a pop reads it directly).
     next: u64,
-    in_wheel: usize,
     /// Absolute slot number of the slot being drained: the one holding the entry popped
     /// last (empty once that was its last), `u64::MAX` before the first pop. It is sorted,
     /// and an entry scheduled into it is inserted in order (after `head`).
@@ -188,7 +187,6 @@ impl EventQueue {
             mask: n as u64 - 1,
             cur: 0,
             next: u64::MAX,
-            in_wheel: 0,
             draining: u64::MAX,
             head: usize::MAX,
             overflow: BinaryHeap::new(),
@@ -209,30 +207,47 @@ impl EventQueue {
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         assert!(at >= self.now, "event scheduled in the past");
-        let e = Entry { time: at.0, event };
-        if e.slot() <= self.cur + self.mask {
-            self.put(e);
+        if at.0 >> SLOT_SHIFT <= self.cur + self.mask {
+            self.put(at.0, event);
         } else {
-            self.overflow_slot = self.overflow_slot.min(e.slot());
-            self.overflow.push(Reverse(e));
+            self.push_far(at.0, event);
         }
     }
+    /// [`EventQueue::schedule`] beyond the wheel's horizon: into the overflow heap. Out of
+    /// line, so that the common push builds no entry on the stack for it.
+    #[cold]
+    #[inline(never)]
+    fn push_far(&mut self, time: u64, event: Event) {
+        let e = Entry { time, event };
+        self.overflow_slot = self.overflow_slot.min(e.slot());
+        self.overflow.push(Reverse(e));
+    }
     #[inline(always)]
-    fn put(&mut self, e: Entry) {
+    fn put(&mut self, time: u64, event: Event) {
+        let slot = time >> SLOT_SHIFT;
+        if slot == self.draining {
+            self.put_draining(Entry { time, event });
+            return;
+        }
+        let i = (slot & self.mask) as usize;
+        push_fields(slot_mut(&mut self.slots, i), (time & IN_SLOT) as u32, event);
+        *word_mut(&mut self.bits, i) |= 1 << (i % 64);
+        self.next = self.next.min(slot);
+    }
+    /// [`EventQueue::put`] into the slot being drained (an event due within a slot of now,
+    /// which is rare): among the entries not yet popped, in order. Out of line, so that the
+    /// common push builds no entry on the stack for it.
+    #[cold]
+    #[inline(never)]
+    fn put_draining(&mut self, e: Entry) {
         let i = (e.slot() & self.mask) as usize;
         let v = slot_mut(&mut self.slots, i);
         let s = Slotted::of(e);
-        if e.slot() == self.draining {
-            // Among the entries not yet popped, in order. Usually the latest time so far, so
-            // the search ends at the back.
-            let base = e.slot() << SLOT_SHIFT;
-            let at = self.head + v[self.head..].partition_point(|x| !s.before(x, base));
-            v.insert(at, s);
-        } else {
-            push_fields(v, s.lo, e.event);
-        }
+        // Usually the latest time so far, so the search ends at the back.
+        let base = e.slot() << SLOT_SHIFT;
+        let at = self.head + v[self.head..].partition_point(|x| !s.before(x, base));
+        v.insert(at, s);
         *word_mut(&mut self.bits, i) |= 1 << (i % 64);
-        self.in_wheel += 1;
         self.next = self.next.min(e.slot());
     }
     /// Schedule `event` after `delay`.
@@ -260,15 +275,12 @@ impl EventQueue {
             }
             let e = *e;
             self.overflow.pop();
-            self.put(e);
+            self.put(e.time, e.event);
         }
         self.overflow_slot = u64::MAX;
     }
     /// Absolute slot of the first non-empty wheel slot at or after `cur`, `u64::MAX` if none.
     fn next_slot(&self) -> u64 {
-        if self.in_wheel == 0 {
-            return u64::MAX;
-        }
         let start = (self.cur & self.mask) as usize;
         let words = self.bits.len();
         for k in 0..=words {
@@ -311,7 +323,6 @@ impl EventQueue {
                 return None;
             }
             self.head += 1;
-            self.in_wheel -= 1;
             if self.head == v.len() {
                 self.drained(i);
             }
@@ -357,7 +368,6 @@ impl EventQueue {
         // Drained from here on: the slot is sorted, and time reaches it.
         self.draining = slot;
         self.head = 1;
-        self.in_wheel -= 1;
         if v.len() == 1 {
             self.drained(i);
         }
@@ -418,9 +428,9 @@ impl EventQueue {
         };
         Time(near.min(far))
     }
-    /// Number of pending events.
+    /// Number of pending events (counted: a visit of every slot).
     pub fn len(&self) -> usize {
-        self.in_wheel + self.overflow.len()
+        self.pending().count()
     }
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
