@@ -133,6 +133,31 @@ impl Packet {
     pub fn buf_bytes(&self) -> u64 {
         (self.wire - u16::from(self.gap)) as u64
     }
+    /// The fields a switch's admission reads ([`Header`]).
+    #[inline(always)]
+    pub fn header(&self) -> Header {
+        Header {
+            dscp: self.dscp,
+            flags: self.flags,
+            gap: self.gap,
+            buf: self.wire - u16::from(self.gap),
+        }
+    }
+}
+
+/// What a switch reads of a frame to place and admit it (the DSCP, the [`flags`], the gap
+/// and the buffered bytes), copied out of the packet once when the frame arrives, so that
+/// classification, admission and the transmit decision do not each look the packet up.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Header {
+    /// DSCP (6 bits).
+    pub dscp: u8,
+    /// [`flags`] bits.
+    pub flags: u8,
+    /// Bytes of the wire size never buffered ([`Packet::gap`]).
+    pub gap: u8,
+    /// Bytes the frame occupies in a buffer ([`Packet::buf_bytes`]).
+    pub buf: u16,
 }
 
 /// Wire size of a RoCEv2 data frame with `payload` bytes; `first` adds the RETH of a WRITE.

@@ -108,7 +108,8 @@ impl Switch {
         for p in 0..n {
             if p != in_local {
                 let copy = ctx.packets.alloc(original);
-                self.enqueue::<false>(in_local, copy, p, !first, NO_OUT, ctx);
+                let hdr = original.header();
+                self.enqueue::<false>(in_local, copy, hdr, p, !first, NO_OUT, ctx);
                 first = false;
             }
         }

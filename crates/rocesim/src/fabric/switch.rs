@@ -20,7 +20,7 @@ use super::routing::ecmp_choice;
 use super::watchdog::PfcWatchdog;
 use crate::engine::Ctx;
 use crate::ids::{Priority, QueueId};
-use crate::packet::flags;
+use crate::packet::{flags, Header};
 
 /// One switch. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
 /// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, isolation, the
@@ -155,10 +155,11 @@ impl Switch {
             return;
         }
         pkt.ttl -= 1;
-        let (dst, hash, data) = (
+        let (dst, hash, data, hdr) = (
             pkt.dst,
             pkt.hash,
             pkt.kind == crate::packet::PacketKind::Data,
+            pkt.header(),
         );
         let out = if !PLAIN && self.faults_active {
             match self.forward_with_faults(in_local, pkt_id, dst, ctx) {
@@ -185,7 +186,7 @@ impl Switch {
         } else {
             NO_OUT
         };
-        self.enqueue::<PLAIN>(in_local, pkt_id, out, false, next, ctx);
+        self.enqueue::<PLAIN>(in_local, pkt_id, hdr, out, false, next, ctx);
     }
 
     /// Which of `n` equal-cost next hops a packet to host `dst` with ECMP key `hash` (a data
@@ -204,7 +205,7 @@ impl Switch {
         }
     }
 
-    /// Admit packet `pkt_id` (arrived on `in_local`) to egress port `out`; a `replica` (a
+    /// Admit packet `pkt_id` (arrived on `in_local`, its header `hdr`) to egress port `out`; a `replica` (a
     /// flooded copy beyond the first) is never dropped at admission. `next` is its egress
     /// port at the next switch, if looked up ahead ([`NO_OUT`] if not).
     /// With `PLAIN`, the switch is plain ([`Switch::is_plain`]).
@@ -213,6 +214,7 @@ impl Switch {
         &mut self,
         in_local: u16,
         pkt_id: u32,
+        hdr: Header,
         out: u16,
         replica: bool,
         next: u16,
@@ -222,11 +224,11 @@ impl Switch {
             !PLAIN || self.is_plain(),
             "a plain run's switch is not plain"
         );
-        let (tc, place) = self.place::<PLAIN>(in_local, out, pkt_id, ctx);
+        debug_assert_eq!(hdr, ctx.packets.get(pkt_id).header());
+        let (tc, place) = self.place::<PLAIN>(in_local, out, pkt_id, hdr.dscp, ctx);
         let (pg, q) = (place.pg, place.queue);
-        let pkt = ctx.packets.get(pkt_id);
         let lossless = self.pfc_enable & tc.bit() != 0;
-        let (size, pkt_flags, gap) = (pkt.buf_bytes(), pkt.flags, pkt.gap);
+        let (size, pkt_flags, gap) = (u64::from(hdr.buf), hdr.flags, hdr.gap);
         let (inl, outl) = (in_local as usize, out as usize);
         if !PLAIN && lossless && self.ports[outl].wd_drop & q.bit() != 0 {
             // The PFC watchdog discards lossless packets for a stormed queue.
@@ -303,7 +305,7 @@ impl Switch {
         self.try_send_as::<PLAIN>(out, ctx);
     }
 
-    /// The TC of packet `pkt_id` arriving on `in_local`, and where it goes toward `out`: its
+    /// The TC of packet `pkt_id` (its DSCP `dscp`) arriving on `in_local`, and where it goes toward `out`: its
     /// ingress PG, egress queue and wire priority (by the TC maps, or congestion isolation's).
     #[inline(always)]
     fn place<const PLAIN: bool>(
@@ -311,9 +313,9 @@ impl Switch {
         in_local: u16,
         out: u16,
         pkt_id: u32,
+        dscp: u8,
         ctx: &mut Ctx,
     ) -> (Priority, Placement) {
-        let dscp = ctx.packets.get(pkt_id).dscp;
         let tc = if PLAIN {
             Priority(self.dscp_to_tc.tc(dscp))
         } else {
