@@ -205,9 +205,9 @@ impl Switch {
         }
     }
 
-    /// Admit packet `pkt_id` (arrived on `in_local`, its header `hdr`) to egress port `out`; a `replica` (a
-    /// flooded copy beyond the first) is never dropped at admission. `next` is its egress
-    /// port at the next switch, if looked up ahead ([`NO_OUT`] if not).
+    /// Admit packet `pkt_id` (arrived on `in_local`, its header `hdr`) to egress port `out`;
+    /// a `replica` (a flooded copy beyond the first) is never dropped at admission. `next` is
+    /// its egress port at the next switch, if looked up ahead ([`NO_OUT`] if not).
     /// With `PLAIN`, the switch is plain ([`Switch::is_plain`]).
     #[inline(always)]
     pub(crate) fn enqueue<const PLAIN: bool>(
@@ -305,8 +305,9 @@ impl Switch {
         self.try_send_as::<PLAIN>(out, ctx);
     }
 
-    /// The TC of packet `pkt_id` (its DSCP `dscp`) arriving on `in_local`, and where it goes toward `out`: its
-    /// ingress PG, egress queue and wire priority (by the TC maps, or congestion isolation's).
+    /// The TC of packet `pkt_id` (its DSCP `dscp`) arriving on `in_local`, and where it goes
+    /// toward `out`: its ingress PG, egress queue and wire priority (by the TC maps, or
+    /// congestion isolation's).
     #[inline(always)]
     fn place<const PLAIN: bool>(
         &mut self,
