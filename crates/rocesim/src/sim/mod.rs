@@ -273,18 +273,23 @@ impl Sim {
         ctx.now = ctx.events.now();
         let (sw, nics, loc) = (&mut self.switches, &mut self.nics, &self.port_loc);
         let tracked = self.wires_tracked;
+        // A frame's arrival, two events in three, is tested for first: a two-way branch
+        // mispredicts less often than the jump on the event's class did when arrivals and
+        // transmit ends interleave at random.
+        if let Event::LinkArrive { port, pkt, out } = ev {
+            let p = PortId(port);
+            if Self::on_link_arrive::<AHEAD, PLAIN>(p, pkt, out, tracked, sw, nics, loc, ctx) {
+                self.after_host_event();
+            }
+            return;
+        }
         match ev {
             // A switch's two per-frame events return at once: only a host completes flows.
             Event::TxDone(p) => match loc.get(PortId(p)) {
                 (NodeRef::Switch(s), l) => return sw[s as usize].on_tx_done::<PLAIN>(l, ctx),
                 (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(ctx),
             },
-            Event::LinkArrive { port, pkt, out } => {
-                let p = PortId(port);
-                if !Self::on_link_arrive::<AHEAD, PLAIN>(p, pkt, out, tracked, sw, nics, loc, ctx) {
-                    return;
-                }
-            }
+            Event::LinkArrive { .. } => unreachable!("taken above"),
             Event::PauseArrive { port, prio, quanta } => match loc.get(PortId(port)) {
                 (NodeRef::Switch(s), l) => {
                     sw[s as usize].on_pause_arrive(l, Priority(prio), quanta, ctx)
@@ -359,6 +364,13 @@ impl Sim {
                 self.on_fault(index, start)
             }
         }
+        self.after_host_event();
+    }
+
+    /// After an event that reached a host (or any but a switch's per-frame events): complete
+    /// the flows it finished.
+    #[inline(always)]
+    fn after_host_event(&mut self) {
         if !self.ctx.monitor.completed.is_empty() {
             self.on_completions();
             self.attention = true;
