@@ -66,7 +66,8 @@ root=$(pwd)
 data="$root/target/pgo-data"
 rm -rf "$data"
 echo "== instrumented build (target/pgo-gen)" >&2
-RUSTFLAGS="-Cprofile-generate=$data$extra" cargo build --release -q --target-dir target/pgo-gen -p rocesim-cli
+# Profile names uncompressed: an llvm-profdata built without zlib reads them too.
+RUSTFLAGS="-Cprofile-generate=$data -Cllvm-args=-enable-name-compression=false$extra" cargo build --release -q --target-dir target/pgo-gen -p rocesim-cli
 gen=target/pgo-gen/release/rocesim
 train=$(mktemp -d)
 trap 'rm -rf "$train"' EXIT

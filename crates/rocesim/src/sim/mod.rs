@@ -273,10 +273,9 @@ impl Sim {
         ctx.now = ctx.events.now();
         let (sw, nics, loc) = (&mut self.switches, &mut self.nics, &self.port_loc);
         let tracked = self.wires_tracked;
-        // A frame's arrival (two events in three) is tested for before the jump on the
-        // event's class: a test is fewer instructions than the jump table's bound check and
-        // load (S1: about 7 an event; time unchanged). Testing for a transmit's end next
-        // saved 1.5 more and ran 1 % slower.
+        // A frame's arrival (two events in three) is handled ahead of the other classes
+        // (S1-none: 1 % fewer instructions than as one arm of the match, time unchanged;
+        // handling a transmit's end ahead too ran 1 % slower).
         if let Event::LinkArrive { port, pkt, out } = ev {
             let p = PortId(port);
             if Self::on_link_arrive::<AHEAD, PLAIN>(p, pkt, out, tracked, sw, nics, loc, ctx) {
