@@ -209,6 +209,7 @@ impl Switch {
     /// a `replica` (a flooded copy beyond the first) is never dropped at admission. `next` is
     /// its egress port at the next switch, if looked up ahead ([`NO_OUT`] if not).
     /// With `PLAIN`, the switch is plain ([`Switch::is_plain`]).
+    #[allow(clippy::too_many_arguments)]
     #[inline(always)]
     pub(crate) fn enqueue<const PLAIN: bool>(
         &mut self,
