@@ -104,11 +104,11 @@ impl Switch {
         ctx.drop_packet(pkt_id);
         // Copies carry no INT record (it was released with the original).
         original.flags &= !(flags::INT | flags::INT_ECHO);
+        let hdr = original.header();
         let mut first = true;
         for p in 0..n {
             if p != in_local {
                 let copy = ctx.packets.alloc(original);
-                let hdr = original.header();
                 self.enqueue::<false>(in_local, copy, hdr, p, !first, NO_OUT, ctx);
                 first = false;
             }

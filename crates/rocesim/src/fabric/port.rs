@@ -15,11 +15,11 @@ use crate::engine::{Ctx, Event};
 use crate::ids::{PortId, Priority, QueueId};
 use crate::packet::PacketKind;
 use crate::topology::NodeRef;
+use crate::units::{Rate, Time};
 
 /// How far behind a queue's head [`Port::dequeue`] prefetches: one cache line of 16-byte
 /// entries.
 const ENTRY_AHEAD: usize = 4;
-use crate::units::{Rate, Time};
 
 /// A queued packet with what its switch needs when it leaves, so that scheduling and MMU
 /// release do not touch the (cold) packet itself.
