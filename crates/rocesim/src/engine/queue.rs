@@ -304,15 +304,26 @@ impl EventQueue {
     /// An event after `end` stays queued and time does not move.
     #[inline]
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
-        self.pop_until_with(end, |_| {})
+        self.pop_until_with(end, |_| {}, |_| {})
     }
-    /// [`EventQueue::pop_until`], calling `ahead` on each event of the slot after the one
-    /// that starts draining (up to [`HINT_AHEAD`], unsorted): the events due about a slot
-    /// from now, so the caller can prefetch what they will touch (a frame's packet, its
-    /// egress port) while this slot's events run. A hint only: the slot may still change, or
-    /// be another turn's.
+    /// [`EventQueue::pop_until`], with two prefetch hints given when a slot starts
+    /// draining (each for up to [`HINT_AHEAD`] events):
+    /// - `ahead` on each event of the slot after it (unsorted): the events due about a slot
+    ///   from now, so the caller can start loading what they will touch first (a frame's
+    ///   packet, its egress port) while this slot's events run. The slot may still change,
+    ///   or be another turn's.
+    /// - `draining` on each event of the slot itself, in the order they will run, before
+    ///   the first of them does: what `ahead` loaded a slot ago (the packet) now names the
+    ///   next lines they will touch (its INT record), which can start loading too.
+    ///
+    /// Hints only: what they do changes no result.
     #[inline(always)]
-    pub fn pop_until_with(&mut self, end: Time, ahead: impl Fn(Event)) -> Option<(Time, Event)> {
+    pub fn pop_until_with(
+        &mut self,
+        end: Time,
+        ahead: impl Fn(Event),
+        draining: impl Fn(Event),
+    ) -> Option<(Time, Event)> {
         // The slot being drained has entries left: the next one is the earliest event
         // (nothing is due before now, and now lies in that slot).
         let i = (self.draining & self.mask) as usize;
@@ -329,13 +340,18 @@ impl EventQueue {
             self.now = Time(t);
             return Some((self.now, e.event));
         }
-        self.pop_from_next_slot(end, ahead)
+        self.pop_from_next_slot(end, ahead, draining)
     }
     /// [`EventQueue::pop_until_with`] when the slot being drained is empty: start draining
-    /// the next non-empty slot (sort it, hint its successor's events), or turn the wheel to
-    /// the overflow heap's first event when the wheel is empty.
+    /// the next non-empty slot (sort it, hint its own and its successor's events), or turn
+    /// the wheel to the overflow heap's first event when the wheel is empty.
     #[inline(always)]
-    fn pop_from_next_slot(&mut self, end: Time, ahead: impl Fn(Event)) -> Option<(Time, Event)> {
+    fn pop_from_next_slot(
+        &mut self,
+        end: Time,
+        ahead: impl Fn(Event),
+        draining: impl Fn(Event),
+    ) -> Option<(Time, Event)> {
         let mut slot = self.next;
         if slot == u64::MAX {
             let Reverse(e) = self.overflow.peek()?;
@@ -359,6 +375,10 @@ impl EventQueue {
             return None;
         }
         let m = self.mask as usize;
+        let v = self::slot(&self.slots, i);
+        for s in &v[..v.len().min(HINT_AHEAD)] {
+            draining(s.event);
+        }
         let next = self::slot(&self.slots, (i + 1) & m);
         for s in &next[..next.len().min(HINT_AHEAD)] {
             ahead(s.event);

@@ -289,7 +289,7 @@ fn a_horizon_sizes_the_wheel() {
 }
 
 #[test]
-fn the_hint_names_the_next_slots_events_when_a_slot_starts() {
+fn the_hints_name_the_next_slots_and_the_starting_slots_events() {
     // Slots of 1,024 ps: slot 0 holds two events, slot 1 two (1,100 and 2,000 ps), slot 3
     // one. Starting slot 0 hints slot 1's events; a pop from a slot already draining hints
     // nothing; starting slot 1 or 3 hints slot 2 or 4, both empty. The pops come in time
@@ -315,13 +315,36 @@ fn the_hint_names_the_next_slots_events_when_a_slot_starts() {
     );
     q.schedule(Time(3_500), Event::TxDone(5));
     let seen = std::cell::RefCell::new(Vec::new());
-    let (mut popped, mut hints) = (Vec::new(), Vec::new());
-    while let Some((t, _)) = q.pop_until_with(Time::NEVER, |e| seen.borrow_mut().push(e)) {
+    let starting = std::cell::RefCell::new(Vec::new());
+    let (mut popped, mut hints, mut own) = (Vec::new(), Vec::new(), Vec::new());
+    while let Some((t, e)) = q.pop_until_with(
+        Time::NEVER,
+        |e| seen.borrow_mut().push(e),
+        |e| starting.borrow_mut().push(e),
+    ) {
         popped.push(t.0);
         let mut h: Vec<u32> = seen.take().iter().map(|e| e.arrival_packet()).collect();
         h.sort_unstable();
         hints.push(h);
+        // The slot that starts draining names its own events, in the order they run,
+        // before the first of them is popped.
+        let s = starting.take();
+        if let Some(first) = s.first() {
+            assert_eq!(*first, e, "at {t:?}");
+        }
+        own.push(s);
     }
     assert_eq!(popped, vec![10, 700, 1_100, 2_000, 3_500]);
     assert_eq!(hints, vec![vec![30, 40], vec![], vec![], vec![], vec![]]);
+    let arrive = |port, pkt| Event::LinkArrive { port, pkt, out: 3 };
+    assert_eq!(
+        own,
+        vec![
+            vec![Event::TxDone(2), Event::TxDone(1)],
+            vec![],
+            vec![arrive(3, 30), arrive(4, 40)],
+            vec![],
+            vec![Event::TxDone(5)],
+        ]
+    );
 }

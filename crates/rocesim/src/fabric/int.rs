@@ -35,6 +35,42 @@ impl IntPool {
         h
     }
 
+    /// Has any record been made (a run with HPCC)?
+    #[inline]
+    pub fn in_use(&self) -> bool {
+        !self.records.is_empty()
+    }
+
+    /// Start loading the lines of its INT record that packet `p`'s arrival will touch: a
+    /// data packet's next hop, which the switch it reaches stamps (at the receiver after
+    /// [`MAX_INT_HOPS`] switches, as across a fat-tree's core, the index is past the last
+    /// hop, in the line of the hop count it seals; after fewer, a line nobody reads); for an
+    /// ACK echoing a record, the whole record, which the sender's HPCC reads. The record was
+    /// last written a hop ago, and in a large fabric it has left the cache by then. A hint
+    /// only: a packet without a record prefetches nothing, a stale handle a line nobody
+    /// reads.
+    #[inline(always)]
+    pub fn prefetch_for(&self, p: &crate::packet::Packet) {
+        use crate::engine::prefetch::prefetch;
+        use crate::packet::flags;
+        let base = self
+            .records
+            .as_ptr()
+            .wrapping_add(p.aux as usize)
+            .cast::<u8>();
+        if p.flags & flags::INT != 0 {
+            let hop = (p.int_hops as usize).min(MAX_INT_HOPS);
+            prefetch(base.wrapping_add(hop * std::mem::size_of::<IntHop>()));
+        } else if p.flags & flags::INT_ECHO != 0 {
+            // Records are aligned to 32 bytes, not to lines: the last byte's line too.
+            let size = std::mem::size_of::<IntRecord>();
+            for line in (0..size).step_by(64) {
+                prefetch(base.wrapping_add(line));
+            }
+            prefetch(base.wrapping_add(size - 1));
+        }
+    }
+
     /// Release a record. It stays readable until the next [`IntPool::alloc`].
     #[inline]
     pub fn free(&mut self, h: u32) {
@@ -97,6 +133,54 @@ mod tests {
         }
         pool.seal(b, 8);
         assert_eq!(pool.get(b).nhop as usize, MAX_INT_HOPS);
+    }
+
+    #[test]
+    fn the_hop_count_follows_the_last_hop() {
+        // `prefetch_for` loads hop `MAX_INT_HOPS` of a record for a data packet that crossed
+        // that many switches: the receiver's seal writes there.
+        use crate::nic::cc::IntHop;
+        assert_eq!(
+            std::mem::offset_of!(IntRecord, nhop),
+            MAX_INT_HOPS * std::mem::size_of::<IntHop>()
+        );
+    }
+
+    #[test]
+    fn prefetching_any_handle_is_harmless() {
+        use crate::packet::{flags, Packet, PacketKind};
+        let mut pool = IntPool::default();
+        let h = pool.alloc();
+        pool.stamp(h, 0, Time(5), 100, 1000, Rate::gbps(100));
+        let before = *pool.get(h);
+        for (f, aux, hops) in [
+            (flags::INT, h, 0),
+            (flags::INT, h, 200),
+            (flags::INT_ECHO, h, 0),
+            (flags::INT_ECHO, u32::MAX, 0),
+            (flags::INT, 1 << 30, 3),
+            (0, u32::MAX, 0),
+        ] {
+            let p = Packet {
+                kind: PacketKind::Data,
+                dscp: 0,
+                ecn: 0,
+                ttl: 64,
+                dst: 1,
+                flow: 0,
+                psn: 0,
+                payload: 1000,
+                wire: 1084,
+                gap: 20,
+                hash: 7,
+                tc: 3,
+                flags: f,
+                int_hops: hops,
+                aux,
+            };
+            pool.prefetch_for(&p);
+        }
+        assert_eq!(*pool.get(h), before, "a hint changes nothing");
     }
 
     #[test]

@@ -221,15 +221,25 @@ impl Sim {
         // wheel slot starts draining, start loading the packets of the next slot's arrivals
         // (a slot, about six events at S1's load, ahead of their use), and the first line of
         // the egress port each will take where the sending switch routed it ahead. Any other
-        // event prefetches packet 0 instead of branching on its kind.
+        // event prefetches packet 0 instead of branching on its kind. In a fabric that
+        // outgrows the cache (`AHEAD`), when a slot starts draining, its arrivals' packets
+        // (loaded a slot ago) also name the INT record each will stamp or read: that line
+        // starts loading too (docs/performance.md, "INT records loaded a slot ahead").
         while let Some((_, ev)) = {
             let (packets, sw, loc) = (&self.ctx.packets, &self.switches, &self.port_loc);
-            (self.ctx.events).pop_until_with(limit, |e| {
+            let ints = &self.ctx.ints;
+            let ahead = |e: Event| {
                 packets.prefetch(e.arrival_packet());
                 if let (true, Event::LinkArrive { port, out, .. }) = (AHEAD, e) {
                     prefetch_egress(sw, loc, PortId(port), out);
                 }
-            })
+            };
+            let draining = |e: Event| {
+                if let (true, Event::LinkArrive { pkt, .. }) = (AHEAD && ints.in_use(), e) {
+                    ints.prefetch_for(packets.get(pkt));
+                }
+            };
+            (self.ctx.events).pop_until_with(limit, ahead, draining)
         } {
             self.events += 1;
             self.dispatch::<AHEAD, PLAIN>(ev);
