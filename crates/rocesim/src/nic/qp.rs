@@ -194,6 +194,11 @@ impl<T> Slots<T> {
         }
         v
     }
+    /// Start loading slot `i` (a hint: any `i`, even a stale or absent one, is harmless).
+    #[inline(always)]
+    pub fn prefetch(&self, i: u32) {
+        crate::engine::prefetch::prefetch(self.items.as_ptr().wrapping_add(i as usize));
+    }
     /// What slot `i` holds.
     #[inline]
     pub fn get(&self, i: u32) -> Option<&T> {
@@ -232,6 +237,11 @@ mod slot_tests {
         assert_eq!(s.get(a), None);
         let c = s.insert("c");
         assert_eq!(c, a);
+        assert_eq!((s.get(b), s.get(c), s.len()), (Some(&"b"), Some(&"c"), 2));
+        // A prefetch of any slot, held, free or beyond the end (`QpId::NONE`), is a hint.
+        for i in [a, b, 7, u32::MAX] {
+            s.prefetch(i);
+        }
         assert_eq!((s.get(b), s.get(c), s.len()), (Some(&"b"), Some(&"c"), 2));
     }
 }

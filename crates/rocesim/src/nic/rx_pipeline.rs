@@ -103,6 +103,18 @@ impl RxPipeline {
 }
 
 impl Nic {
+    /// Start loading the queue pair that packet `p`, about to arrive, will update: the
+    /// responder of a data packet, the requester of an ACK, NAK or CNP. A hint only.
+    #[inline(always)]
+    pub fn prefetch_qp(&self, p: &crate::packet::Packet, conns: &crate::nic::conn::ConnTable) {
+        let c = conns.get(crate::ids::FlowId(p.flow));
+        match p.kind {
+            PacketKind::Data => self.responders.prefetch(c.recv.0),
+            PacketKind::Ack | PacketKind::Nak | PacketKind::Cnp => self.senders.prefetch(c.send.0),
+            PacketKind::Cip => {}
+        }
+    }
+
     /// A frame arrived at the NIC's port.
     pub fn on_arrive(&mut self, pkt_id: u32, ctx: &mut Ctx) {
         let pkt = *ctx.packets.get(pkt_id);

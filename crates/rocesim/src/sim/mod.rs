@@ -234,9 +234,18 @@ impl Sim {
                     prefetch_egress(sw, loc, PortId(port), out);
                 }
             };
+            let (nics, conns) = (&self.nics, &self.ctx.conns);
             let draining = |e: Event| {
-                if let (true, Event::LinkArrive { pkt, .. }) = (AHEAD && ints.in_use(), e) {
-                    ints.prefetch_for(packets.get(pkt));
+                if let (true, Event::LinkArrive { port, pkt, .. }) = (AHEAD, e) {
+                    let p = packets.get(pkt);
+                    if ints.in_use() {
+                        ints.prefetch_for(p);
+                    }
+                    if let (NodeRef::Host(h), _) = loc.get(PortId(port).peer()) {
+                        if let Some(n) = nics.get(h as usize) {
+                            n.prefetch_qp(p, conns);
+                        }
+                    }
                 }
             };
             (self.ctx.events).pop_until_with(limit, ahead, draining)
