@@ -223,8 +223,9 @@ impl Sim {
         // the egress port each will take where the sending switch routed it ahead. Any other
         // event prefetches packet 0 instead of branching on its kind. In a fabric that
         // outgrows the cache (`AHEAD`), when a slot starts draining, its arrivals' packets
-        // (loaded a slot ago) also name the INT record each will stamp or read: that line
-        // starts loading too (docs/performance.md, "INT records loaded a slot ahead").
+        // (loaded a slot ago) also name the INT record each will stamp or read and, at a
+        // host, the queue pair it will update: those lines start loading too
+        // (docs/performance.md, "INT records and queue pairs loaded a slot ahead").
         while let Some((_, ev)) = {
             let (packets, sw, loc) = (&self.ctx.packets, &self.switches, &self.port_loc);
             let ints = &self.ctx.ints;
