@@ -1,5 +1,5 @@
 //! `rocesim config SCENARIO --export DIR`: each switch's effective configuration as a SONiC
-//! `config_db.json` (DIR/<switch>/config_db.json), readable back with `switch.config_db`.
+//! `config_db.json` (`DIR/<switch>/config_db.json`), readable back with `switch.config_db`.
 
 use std::path::Path;
 use std::process::ExitCode;

@@ -72,8 +72,8 @@ enum Cmd {
         /// Runs at the same time (default: the number of cores).
         #[arg(long, short, value_name = "N")]
         jobs: Option<usize>,
-        /// Result directory: DIR/sweep.csv, DIR/sweep.json, DIR/run-<i>/ (default:
-        /// results/sweeps/<sweep file stem>).
+        /// Result directory: DIR/sweep.csv, DIR/sweep.json, DIR/run-N/ for run N (default:
+        /// results/sweeps/STEM, STEM the sweep file's name without its extension).
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
         /// No progress bar and no table on the terminal.
@@ -114,7 +114,8 @@ enum Cmd {
         overhead: u32,
     },
     /// Write each switch's effective configuration as a SONiC config_db.json
-    /// (DIR/<switch>/config_db.json; `switch.config_db` reads it back).
+    /// (DIR/SWITCH/config_db.json, SWITCH each switch's name; `switch.config_db` reads
+    /// it back).
     Config {
         /// The scenario file.
         scenario: PathBuf,

@@ -307,7 +307,7 @@ impl EventQueue {
         self.pop_until_with(end, |_| {}, |_| {})
     }
     /// [`EventQueue::pop_until`], with two prefetch hints given when a slot starts
-    /// draining (each for up to [`HINT_AHEAD`] events):
+    /// draining (each for up to `HINT_AHEAD`, 32, events):
     /// - `ahead` on each event of the slot after it (unsorted): the events due about a slot
     ///   from now, so the caller can start loading what they will touch first (a frame's
     ///   packet, its egress port) while this slot's events run. The slot may still change,

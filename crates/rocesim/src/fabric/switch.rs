@@ -2,7 +2,7 @@
 //! watchdog, and handles every event addressed to them.
 //!
 //! A frame's path through it: [`Switch::on_arrive`] (TTL, route with ECMP, classify DSCP → TC
-//! → queue) → [`Switch::enqueue`] (MMU admission, XOFF toward the ingress peer, ECN at
+//! → queue) → `Switch::enqueue` (MMU admission, XOFF toward the ingress peer, ECN at
 //! enqueue) → the egress port's scheduler in [`Switch::try_send`] / `dequeue` (release the
 //! buffer, XON, ECN at dequeue, INT stamp) → the wire ([`Port::start_tx`]). PFC is in
 //! `pfc.rs`, marking in `ecn.rs`, flooding and static routes in `forwarding.rs`, the storm

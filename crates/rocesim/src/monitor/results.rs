@@ -288,7 +288,7 @@ pub struct RunResults {
     /// Why an incomplete run stopped: `"wall_limit"` (`sim.wall_limit`) or `"interrupt"`.
     pub stopped_by: Option<String>,
     /// Per flow, in id order (a long run's rows are stored out of memory: read them with
-    /// [`FlowTable::iter`]).
+    /// [`super::FlowTable::iter`]).
     pub flows: super::FlowTable,
     /// Per TCP flow: loss recovery (empty without TCP flows).
     pub tcp: Vec<TcpFlowResult>,

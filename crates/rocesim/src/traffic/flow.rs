@@ -43,7 +43,7 @@ pub fn default_sport(seed: u64, index: usize) -> u16 {
 }
 
 /// One flow as the scenario defines it. The fields most flows leave at their defaults (a
-/// name, a rate limit, a memory region or several QPs) live in one boxed [`FlowExtra`], absent
+/// name, a rate limit, a memory region or several QPs) live in one boxed `FlowExtra`, absent
 /// for most flows, so a generated workload's flow costs 72 bytes here (a test checks it).
 #[derive(Clone, Debug, PartialEq)]
 pub struct FlowSpec {
