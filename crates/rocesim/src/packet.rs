@@ -140,7 +140,8 @@ impl Packet {
             dscp: self.dscp,
             flags: self.flags,
             gap: self.gap,
-            buf: self.wire - u16::from(self.gap),
+            // At most `wire`, a u16.
+            buf: self.buf_bytes() as u16,
         }
     }
 }

@@ -41,7 +41,10 @@ pub struct SimParams {
 }
 
 /// When a switch looks up the egress port a frame will take at the next switch
-/// (`sim.route_ahead`, `fabric::route_ahead`). A matter of speed only: results are the same.
+/// (`sim.route_ahead`, `fabric::route_ahead`). The same switch turns on the run loop's other
+/// hints for fabrics that outgrow the cache: each arrival's INT record and, at a host, its
+/// queue pair start loading when its wheel slot starts draining. A matter of speed only:
+/// results are the same.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum RouteAheadMode {
     /// When the switches' port state outgrows a core's cache, and no fault can change

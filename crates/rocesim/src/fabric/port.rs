@@ -285,7 +285,8 @@ impl Port {
         self.queues[q.idx()].push_back(e);
         self.nonempty |= q.bit();
     }
-    /// Take the head of queue `q`, and start loading the entry `ENTRY_AHEAD` (4, a cache line) behind it.
+    /// Take the head of queue `q`, and start loading the entry `ENTRY_AHEAD` (4, a cache
+    /// line) behind it.
     ///
     /// A backlogged queue's entries were written when their frames arrived, often long ago
     /// (S1 without congestion control holds about 200 K of them behind PFC), so reading the

@@ -57,7 +57,8 @@ impl SizeBucket {
     }
 }
 
-/// FCT slowdown percentiles (nearest rank, see [`super::summary::percentile_nearest_rank`]) of one size bucket.
+/// FCT slowdown percentiles (nearest rank, see [`super::summary::percentile_nearest_rank`])
+/// of one size bucket.
 #[derive(Clone, Debug, PartialEq)]
 pub struct BucketSlowdown {
     /// The bucket.
