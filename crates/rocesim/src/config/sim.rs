@@ -47,9 +47,12 @@ table! {
         /// give it, so that the run prefetches that port before the frame arrives:
         /// `"auto"` (when the switches' ports outgrow a core's 2 MiB cache, from a
         /// fat-tree of k = 16 on), `"on"` or `"off"`. Never with faults, which can change
-        /// routes (a run that asked for `"on"` says so in its warnings). Speed only: results
-        /// are byte-identical either way; see docs/performance.md, "Slots of a large fabric
-        /// and routing one hop ahead". Default: `"auto"`.
+        /// routes (a run that asked for `"on"` says so in its warnings). The same setting
+        /// turns on two more prefetch hints for large fabrics: each arriving frame's INT
+        /// record and, at a host, its queue pair start loading when its wheel slot starts
+        /// draining. Speed only: results are byte-identical either way; see
+        /// docs/performance.md, "Slots of a large fabric and routing one hop ahead" and "INT
+        /// records and queue pairs loaded a slot ahead". Default: `"auto"`.
         route_ahead: RouteAheadV,
     }
 }
