@@ -145,12 +145,19 @@ pub struct EventQueue {
     /// empty (kept up to date by `put` and when a slot empties, so a pop reads it directly).
     next: u64,
     /// Absolute slot number of the slot being drained: the one holding the entry popped
-    /// last (empty once that was its last), `u64::MAX` before the first pop. It is sorted,
-    /// and an entry scheduled into it is inserted in order (after `head`).
+    /// last, `u64::MAX` before the first pop. It is sorted, and an entry scheduled into it
+    /// is inserted in order (after `head`). Once its last entry has been popped it is
+    /// "finished": it keeps its entries and its bit until the next pop finds nothing at
+    /// `head` and empties it ([`EventQueue::drained`]), so that a pop tests only for an
+    /// entry at `head`, not also whether it was the last.
     draining: u64,
-    /// First entry of the slot being drained not yet popped (0 when it is empty),
-    /// `usize::MAX` before the first pop (so that the first pop starts a slot).
+    /// First entry of the slot being drained not yet popped (its length when finished, 0
+    /// when emptied), `usize::MAX` before the first pop (so that the first pop starts a
+    /// slot).
     head: usize,
+    /// Index of the slot being drained (`draining` masked; 0 before the first pop), kept so
+    /// that a pop need not mask it again.
+    drain_i: usize,
     overflow: BinaryHeap<Reverse<Entry>>,
     /// Slot of the overflow heap's earliest entry, or `u64::MAX` when the heap is empty: the
     /// wheel's turn checks this one number instead of calling `refill`.
@@ -189,6 +196,7 @@ impl EventQueue {
             next: u64::MAX,
             draining: u64::MAX,
             head: usize::MAX,
+            drain_i: 0,
             overflow: BinaryHeap::new(),
             overflow_slot: u64::MAX,
             now: Time::ZERO,
@@ -203,11 +211,15 @@ impl EventQueue {
     pub fn now(&self) -> Time {
         self.now
     }
-    /// Schedule `event` at absolute time `at` (never earlier than now).
+    /// Schedule `event` at absolute time `at` (never earlier than now: panics if it is).
+    ///
+    /// Time now lies in slot `cur` (the slot being drained), so an event due in the past
+    /// falls either before `cur`, where the unsigned distance to it exceeds the horizon and
+    /// it takes the far path, or in the slot being drained: both cold paths check it, and
+    /// the common push pays no test of its own.
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
-        assert!(at >= self.now, "event scheduled in the past");
-        if at.0 >> SLOT_SHIFT <= self.cur + self.mask {
+        if (at.0 >> SLOT_SHIFT).wrapping_sub(self.cur) <= self.mask {
             self.put(at.0, event);
         } else {
             self.push_far(at.0, event);
@@ -218,6 +230,7 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn push_far(&mut self, time: u64, event: Event) {
+        assert!(time >= self.now.0, "event scheduled in the past");
         let e = Entry { time, event };
         self.overflow_slot = self.overflow_slot.min(e.slot());
         self.overflow.push(Reverse(e));
@@ -240,6 +253,7 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn put_draining(&mut self, e: Entry) {
+        assert!(e.time >= self.now.0, "event scheduled in the past");
         let i = (e.slot() & self.mask) as usize;
         let v = slot_mut(&mut self.slots, i);
         let s = Slotted::of(e);
@@ -281,12 +295,19 @@ impl EventQueue {
     }
     /// Absolute slot of the first non-empty wheel slot at or after `cur`, `u64::MAX` if none.
     fn next_slot(&self) -> u64 {
+        self.next_slot_but(usize::MAX)
+    }
+    /// [`EventQueue::next_slot`], the slot of index `skip` taken as empty.
+    fn next_slot_but(&self, skip: usize) -> u64 {
         let start = (self.cur & self.mask) as usize;
         let words = self.bits.len();
         for k in 0..=words {
             // A power of two: the mask takes the place of a division.
             let w = (start / 64 + k) & (words - 1);
             let mut bits = self.bits[w];
+            if w == skip / 64 {
+                bits &= !(1 << (skip % 64));
+            }
             if k == 0 {
                 bits &= !0u64 << (start % 64);
             } else if k == words {
@@ -326,7 +347,7 @@ impl EventQueue {
     ) -> Option<(Time, Event)> {
         // The slot being drained has entries left: the next one is the earliest event
         // (nothing is due before now, and now lies in that slot).
-        let i = (self.draining & self.mask) as usize;
+        let i = self.drain_i;
         let v = slot_mut(&mut self.slots, i);
         if let Some(&e) = v.get(self.head) {
             let t = self.draining << SLOT_SHIFT | u64::from(e.lo);
@@ -334,11 +355,12 @@ impl EventQueue {
                 return None;
             }
             self.head += 1;
-            if self.head == v.len() {
-                self.drained(i);
-            }
             self.now = Time(t);
             return Some((self.now, e.event));
+        }
+        if self.head != 0 && self.head != usize::MAX {
+            // Finished: its last entry was popped before.
+            self.drained(i);
         }
         self.pop_from_next_slot(end, ahead, draining)
     }
@@ -384,13 +406,10 @@ impl EventQueue {
             ahead(s.event);
         }
         prefetch_slot(self::slot(&self.slots, (i + 2) & m));
-        let v = slot_mut(&mut self.slots, i);
         // Drained from here on: the slot is sorted, and time reaches it.
         self.draining = slot;
+        self.drain_i = i;
         self.head = 1;
-        if v.len() == 1 {
-            self.drained(i);
-        }
         if slot != self.cur {
             self.cur = slot;
             self.refill();
@@ -398,8 +417,8 @@ impl EventQueue {
         self.now = Time(t);
         Some((self.now, e.event))
     }
-    /// The slot being drained (index `i`) gave its last entry: empty it, and find the next
-    /// non-empty slot.
+    /// The slot being drained (index `i`) is finished (its last entry was popped): empty it,
+    /// and find the next non-empty slot.
     #[inline(always)]
     fn drained(&mut self, i: usize) {
         slot_mut(&mut self.slots, i).clear();
@@ -444,9 +463,21 @@ impl EventQueue {
         let far = self.overflow.peek().map_or(u64::MAX, |Reverse(e)| e.time());
         let near = match self.next {
             u64::MAX => u64::MAX,
+            // A finished slot waiting to be emptied holds nothing pending.
+            slot if slot == self.draining && self.finished() => {
+                match self.next_slot_but((slot & self.mask) as usize) {
+                    u64::MAX => u64::MAX,
+                    s => s << SLOT_SHIFT,
+                }
+            }
             slot => slot << SLOT_SHIFT,
         };
         Time(near.min(far))
+    }
+    /// Is the slot being drained finished: its last entry popped, not yet emptied?
+    fn finished(&self) -> bool {
+        let i = (self.draining & self.mask) as usize;
+        self.head != 0 && self.head != usize::MAX && self.head >= self.slots[i].len()
     }
     /// Number of pending events (counted: a visit of every slot).
     pub fn len(&self) -> usize {

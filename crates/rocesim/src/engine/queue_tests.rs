@@ -348,3 +348,40 @@ fn the_hints_name_the_next_slots_and_the_starting_slots_events() {
         ]
     );
 }
+
+/// An event due before now panics, whether it falls in the slot being drained or in a slot
+/// the wheel has passed (a past slot must not be taken for one a turn ahead).
+#[test]
+fn scheduling_in_the_past_panics() {
+    for past in [Time(5_000), Time(100)] {
+        let r = std::panic::catch_unwind(|| {
+            let mut q = EventQueue::new();
+            q.schedule(Time(5_100), Event::TxDone(1));
+            q.schedule(Time(9_000), Event::TxDone(2));
+            assert_eq!(q.pop(), Some((Time(5_100), Event::TxDone(1))));
+            q.schedule(past, Event::TxDone(3));
+        });
+        assert!(
+            r.is_err(),
+            "an event at {past:?} after now = 5.1 ns was accepted"
+        );
+    }
+}
+
+/// Once the slot being drained gives its last entry, it is emptied by the next pop; until
+/// then `next_bound` does not name it, and an event scheduled into it still pops in order.
+#[test]
+fn a_finished_slot_holds_nothing_pending() {
+    let mut q = EventQueue::new();
+    q.schedule(Time(1_000), Event::TxDone(1));
+    q.schedule(Time(50_000), Event::TxDone(2));
+    assert_eq!(q.pop(), Some((Time(1_000), Event::TxDone(1))));
+    assert_eq!(q.next_bound(), Time(50_000 >> SLOT_SHIFT << SLOT_SHIFT));
+    assert_eq!(q.len(), 1);
+    q.schedule(Time(1_010), Event::TxDone(3));
+    assert_eq!(q.next_bound(), Time(1_000 >> SLOT_SHIFT << SLOT_SHIFT));
+    assert_eq!(q.pop(), Some((Time(1_010), Event::TxDone(3))));
+    assert_eq!(q.pop(), Some((Time(50_000), Event::TxDone(2))));
+    assert_eq!(q.pop(), None);
+    assert_eq!(q.next_bound(), Time::NEVER);
+}
