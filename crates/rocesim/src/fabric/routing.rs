@@ -13,14 +13,16 @@ use std::collections::{HashMap, VecDeque};
 /// cache on the per-packet path.
 #[derive(Clone, Debug, Default)]
 pub struct RoutingTable {
-    /// Per host: its rack (index into `rack_switch`) and its access port on that switch.
+    /// Per host: its rack (index into `rack_switch`), that rack's switch and its access port
+    /// on it.
     host: Vec<HostRoute>,
     /// Per rack: the switch the rack's hosts hang on.
     rack_switch: Vec<u32>,
     /// `switch × racks + rack` → ECMP group id.
     route: GroupIds,
-    /// Group `g` is `hops[group_start[g]..group_start[g + 1]]`.
-    group_start: Vec<u32>,
+    /// Group `g` is `hops[span[g].0..span[g].1]` (both ends in one entry, so that a lookup
+    /// reads one).
+    span: Vec<(u32, u32)>,
     hops: Vec<u16>,
 }
 
@@ -29,6 +31,9 @@ pub struct RoutingTable {
 struct HostRoute {
     /// Rack index, `u32::MAX` when the host's link is down (unreachable).
     rack: u32,
+    /// The rack's switch (`rack_switch[rack]`, here so that a lookup need not read it
+    /// there), `u32::MAX` when the host's link is down.
+    switch: u32,
     /// The host's port on its rack switch, as a one-element ECMP group.
     port: [u16; 1],
 }
@@ -83,7 +88,7 @@ impl RoutingTable {
             host,
             rack_switch,
             route,
-            group_start: groups.start,
+            span: groups.start.windows(2).map(|w| (w[0], w[1])).collect(),
             hops: groups.hops,
         }
     }
@@ -92,21 +97,22 @@ impl RoutingTable {
     #[inline(always)]
     pub fn next_hops(&self, sw: u32, dst: u32) -> &[u16] {
         let h = &self.host[dst as usize];
-        let Some(&rsw) = self.rack_switch.get(h.rack as usize) else {
-            return &[];
-        };
-        if rsw == sw {
+        if h.switch == sw {
             return if h.port[0] == u16::MAX { &[] } else { &h.port };
+        }
+        if h.rack == u32::MAX {
+            return &[];
         }
         let g = self
             .route
             .get(sw as usize * self.rack_switch.len() + h.rack as usize);
-        &self.hops[self.group_start[g] as usize..self.group_start[g + 1] as usize]
+        let (a, b) = self.span[g];
+        &self.hops[a as usize..b as usize]
     }
 
     /// Number of distinct ECMP groups (including the empty one).
     pub fn groups(&self) -> usize {
-        self.group_start.len() - 1
+        self.span.len()
     }
 }
 
@@ -159,6 +165,7 @@ fn racks(
         let Some(sw) = *sw else {
             host.push(HostRoute {
                 rack: u32::MAX,
+                switch: u32::MAX,
                 port: [0],
             });
             continue;
@@ -173,6 +180,7 @@ fn racks(
             .map_or(u16::MAX, |p| p as u16);
         host.push(HostRoute {
             rack: rack_of_switch[sw as usize],
+            switch: sw,
             port: [port],
         });
     }
