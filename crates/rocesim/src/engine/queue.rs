@@ -577,7 +577,12 @@ fn sort_slot(v: &mut [Slotted], base: u64) {
         });
         return;
     }
-    for i in 1..v.len() {
+    // The run already in order (strictly, by time alone) needs no look at keys or moves.
+    let mut first = 1;
+    while first < v.len() && v[first - 1].lo < v[first].lo {
+        first += 1;
+    }
+    for i in first..v.len() {
         let x = v[i];
         let mut j = i;
         while j > 0 && x.before(&v[j - 1], base) {
