@@ -261,6 +261,9 @@ impl EcmpGroups {
 #[inline(always)]
 pub fn ecmp_choice(ns3: bool, salt: u32, hash: u32, dst: u32, data: bool, n: usize) -> usize {
     if ns3 {
+        if n == 1 {
+            return 0;
+        }
         super::ns3_hash::ns3_pick(hash, dst, data, salt, n)
     } else {
         ecmp_pick(hash, salt, n)
@@ -288,6 +291,22 @@ pub fn flow_hash(src: u32, dst: u32, sport: u16, dport: u16) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A switch asks for an ECMP choice on every hop, one next hop or several
+    /// (`Switch::forward`): with one, every hash in either mode must give it.
+    #[test]
+    fn a_single_next_hop_is_always_chosen() {
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for _ in 0..10_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let (hash, salt, dst) = (x as u32, (x >> 32) as u32, (x >> 40) as u32);
+            for ns3 in [false, true] {
+                assert_eq!(ecmp_choice(ns3, salt, hash, dst, x & 1 == 0, 1), 0);
+            }
+        }
+    }
 
     #[test]
     fn two_paths_through_a_diamond() {

@@ -175,11 +175,10 @@ impl Switch {
                 ctx.drop_packet(pkt_id);
                 return;
             }
-            hops[if hops.len() == 1 {
-                0
-            } else {
-                self.ecmp_index(hash, dst, data, hops.len())
-            }]
+            // One next hop or several alike: `ecmp_choice` of a single hop is 0, and
+            // asking it costs less than a branch on the path's shape, which one hop to the
+            // next cannot predict.
+            hops[self.ecmp_index(hash, dst, data, hops.len())]
         };
         let next = if AHEAD {
             (ctx.ahead).out_at_peer(&ctx.routes, self.id, out, dst, hash, data)
