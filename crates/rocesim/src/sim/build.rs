@@ -161,7 +161,7 @@ impl Sim {
             interrupted: false,
             warmup_done: false,
             stop_requested: false,
-            attention: true,
+            check_in: 1,
             wires_tracked: false,
             sampled: false,
             groups,

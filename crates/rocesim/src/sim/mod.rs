@@ -99,8 +99,11 @@ pub struct Sim {
     /// Wires keep their frames in a FIFO as well (a `link_down` or `link_up` fault can take a
     /// link down).
     pub(crate) wires_tracked: bool,
-    /// Something that may stop the run happened in the last event (see `Sim::run_until`).
-    pub(crate) attention: bool,
+    /// Events the loop handles before it next calls `check_stop`: the distance to the next
+    /// multiple of 65,536 events (a progress report), or 1 when something that may stop
+    /// the run happened in the event being handled (see `Sim::run_until`). One count
+    /// down an event instead of two tests.
+    pub(crate) check_in: u32,
     /// The last event was a sampler pass (the progress callback hears of it).
     pub(crate) sampled: bool,
     /// Final records of the flows no longer held.
@@ -187,8 +190,8 @@ impl Sim {
 
     /// Handle the events due up to `limit`; true when the run stopped early (an interrupt, a
     /// deadlock with `stop_on_deadlock`, or every flow done with `stop_when_done`). What can
-    /// stop a run (a sampler pass, a deadlock check, flows starting or completing) raises
-    /// `attention`, so the other events pay one test for all the checks. `progress` is
+    /// stop a run (a sampler pass, a deadlock check, flows starting or completing) sets
+    /// `check_in` to 1, so the other events pay one count down for all the checks. `progress` is
     /// reached through a thin pointer, and this loop is compiled once for every caller (one
     /// thread, or each part of a split run), in four versions: with and without routing one
     /// hop ahead (`fabric::route_ahead`), and with and without plain switches
@@ -253,18 +256,19 @@ impl Sim {
         } {
             self.events += 1;
             self.dispatch::<AHEAD, PLAIN>(ev);
-            if (self.events & 0xFFFF == 0 || self.attention) && self.check_stop(progress) {
+            self.check_in -= 1;
+            if self.check_in == 0 && self.check_stop(progress) {
                 return true;
             }
         }
         false
     }
 
-    /// After an event that raised `attention` (or every 65,536 events): report progress and
+    /// After an event that set `check_in` to 1 (or every 65,536 events): report progress and
     /// decide whether the run stops here.
     #[cold]
     fn check_stop(&mut self, progress: &mut ProgressFn<'_>) -> bool {
-        self.attention = false;
+        self.check_in = 0x1_0000 - (self.events & 0xFFFF) as u32;
         // A time-series sample visits every flow and link: as costly as thousands of
         // events, so the caller also hears of progress after each one (a wall limit
         // holds even with a 1 ns sampling interval).
@@ -353,16 +357,16 @@ impl Sim {
             Event::FlowStart => {
                 self.global_events += 1;
                 self.on_flow_start();
-                self.attention = true;
+                self.check_in = 1;
             }
             Event::StartChained(f) => {
                 self.global_events += 1;
                 self.activate_flow(f, None);
-                self.attention = true;
+                self.check_in = 1;
             }
             Event::DeadlockCheck => {
                 self.on_deadlock_check();
-                self.attention = true;
+                self.check_in = 1;
             }
             Event::Reroute => {
                 self.global_events += 1;
@@ -371,7 +375,7 @@ impl Sim {
             Event::Sample => {
                 self.global_events += 1;
                 self.on_sample();
-                self.attention = true;
+                self.check_in = 1;
                 self.sampled = true;
             }
             Event::Fault { index, start } => {
@@ -381,7 +385,7 @@ impl Sim {
         }
         if !self.ctx.monitor.completed.is_empty() {
             self.on_completions();
-            self.attention = true;
+            self.check_in = 1;
         }
     }
 
