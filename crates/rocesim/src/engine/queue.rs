@@ -6,7 +6,8 @@
 //!
 //! Almost every event in a packet network is due within a few microseconds (a frame's
 //! serialization, a link's propagation), so the queue is a timing wheel (Varghese & Lauck
-//! 1987): a power of two of slots of `2^SLOT_SHIFT` ps each cover the near future, the earliest
+//! 1987): a power of two of slots of `2^shift` ps each (1.024 ns, or 2.048 ns in a fabric
+//! small enough for the cache: [`EventQueue::with_horizon_and_width`]) cover the near future, the earliest
 //! non-empty slot is kept at hand (a bitmap finds the next one when it empties), and the slot
 //! being drained is sorted once by (time, key) and read from a cursor (an event scheduled into
 //! it is inserted in order). A slot's entries hold the event and the bits of its time below
@@ -33,8 +34,10 @@ use std::collections::BinaryHeap;
 use super::event::{tie_mask, Event};
 use crate::units::Time;
 
-/// log2 of a slot's width in picoseconds (1.024 ns).
+/// log2 of a slot's width in picoseconds in a wheel made without a width (1.024 ns).
 const SLOT_SHIFT: u32 = 10;
+/// log2 of the widest slots a wheel may have (4.096 ns).
+const MAX_SLOT_SHIFT: u32 = 12;
 /// Slots of a wheel made without a horizon ([`EventQueue::new`]): 8.4 µs.
 const DEFAULT_SLOTS: usize = 8192;
 /// Fewest slots of a wheel (a horizon of 1.05 µs).
@@ -42,7 +45,8 @@ const MIN_SLOTS: usize = 1024;
 /// Most slots of a wheel (a horizon of 67 µs: longer links wait in the heap).
 const MAX_SLOTS: usize = 1 << 16;
 
-/// Bits of a time below its slot number.
+/// Bits of a time below its slot number, in slots of 1.024 ns.
+#[cfg(test)]
 const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
 /// Events of the next slot handed to the caller as prefetch hints. S1's slots hold about six
 /// events, S4's (k = 16) about 27: 16 left S4's later arrivals without a hint
@@ -95,10 +99,11 @@ struct Slotted {
 }
 
 impl Slotted {
+    /// The slot entry of `e` in slots whose time bits below the slot are `in_slot`.
     #[inline(always)]
-    fn of(e: Entry) -> Self {
+    fn of(e: Entry, in_slot: u64) -> Self {
         Slotted {
-            lo: (e.time & IN_SLOT) as u32,
+            lo: (e.time & in_slot) as u32,
             event: e.event,
         }
     }
@@ -123,10 +128,6 @@ impl Entry {
     fn time(&self) -> u64 {
         self.time
     }
-    #[inline]
-    fn slot(&self) -> u64 {
-        self.time() >> SLOT_SHIFT
-    }
 }
 
 /// Pending events.
@@ -134,6 +135,10 @@ impl Entry {
 pub struct EventQueue {
     /// The slots, a power of two of them (at least 64).
     slots: Box<[Vec<Slotted>]>,
+    /// log2 of a slot's width in picoseconds (10: 1.024 ns).
+    shift: u32,
+    /// Bits of a time below its slot number (`2^shift - 1`).
+    in_slot: u64,
     /// One bit per slot: non-empty.
     bits: Box<[u64]>,
     /// The number of slots minus one: a slot number masked by it is its index.
@@ -174,22 +179,38 @@ impl Default for EventQueue {
 impl EventQueue {
     /// An empty queue at time zero, its wheel 8.4 µs long.
     pub fn new() -> Self {
-        Self::with_slots(DEFAULT_SLOTS)
+        Self::with_slots(DEFAULT_SLOTS, SLOT_SHIFT)
     }
     /// An empty queue at time zero whose wheel covers at least `horizon` ahead of now (the
     /// longest delay between an event and its cause that is common: a link's propagation plus
     /// a largest frame's serialization), between 1.05 µs and 67 µs. Later events wait in the
     /// overflow heap.
     pub fn with_horizon(horizon: Time) -> Self {
-        // One slot more than the horizon spans, for the part of the current slot gone by.
-        let need = (horizon.0 >> SLOT_SHIFT) as usize + 2;
-        Self::with_slots(need.next_power_of_two().clamp(MIN_SLOTS, MAX_SLOTS))
+        Self::with_horizon_and_width(horizon, SLOT_SHIFT)
     }
-    /// An empty queue whose wheel has `n` slots (a power of two, at least 64).
-    fn with_slots(n: usize) -> Self {
+    /// [`EventQueue::with_horizon`] with slots of `2^shift` ps (10 to 12: 1.024 to 4.096
+    /// ns). Wider slots mean fewer slot changes (a sort, the hints, the bitmap) for the same
+    /// events, and longer sorts: in a small fabric, where a 1.024 ns slot holds three or four
+    /// events, 2.048 ns slots run faster; in one whose state outgrows the cache, where it
+    /// holds dozens, they run slower (docs/performance.md, "Slots as wide as the fabric
+    /// allows"). The order of events is the same whatever the width.
+    pub fn with_horizon_and_width(horizon: Time, shift: u32) -> Self {
+        assert!(
+            (SLOT_SHIFT..=MAX_SLOT_SHIFT).contains(&shift),
+            "slot shift {shift}"
+        );
+        // One slot more than the horizon spans, for the part of the current slot gone by.
+        let need = (horizon.0 >> shift) as usize + 2;
+        let min = MIN_SLOTS >> (shift - SLOT_SHIFT);
+        Self::with_slots(need.next_power_of_two().clamp(min, MAX_SLOTS), shift)
+    }
+    /// An empty queue whose wheel has `n` slots (a power of two, at least 64) of `2^shift` ps.
+    fn with_slots(n: usize, shift: u32) -> Self {
         assert!(n.is_power_of_two() && n >= 64, "{n} slots");
         EventQueue {
             slots: (0..n).map(|_| Vec::new()).collect(),
+            shift,
+            in_slot: (1 << shift) - 1,
             bits: vec![0; n / 64].into_boxed_slice(),
             mask: n as u64 - 1,
             cur: 0,
@@ -201,6 +222,11 @@ impl EventQueue {
             overflow_slot: u64::MAX,
             now: Time::ZERO,
         }
+    }
+    /// The slot of time `t` ps.
+    #[inline(always)]
+    fn slot_of(&self, t: u64) -> u64 {
+        t >> self.shift
     }
     /// Slots in the wheel.
     pub fn slots(&self) -> usize {
@@ -219,7 +245,7 @@ impl EventQueue {
     /// the common push pays no test of its own.
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
-        if (at.0 >> SLOT_SHIFT).wrapping_sub(self.cur) <= self.mask {
+        if (at.0 >> self.shift).wrapping_sub(self.cur) <= self.mask {
             self.put(at.0, event);
         } else {
             self.push_far(at.0, event);
@@ -232,18 +258,22 @@ impl EventQueue {
     fn push_far(&mut self, time: u64, event: Event) {
         assert!(time >= self.now.0, "event scheduled in the past");
         let e = Entry { time, event };
-        self.overflow_slot = self.overflow_slot.min(e.slot());
+        self.overflow_slot = self.overflow_slot.min(self.slot_of(time));
         self.overflow.push(Reverse(e));
     }
     #[inline(always)]
     fn put(&mut self, time: u64, event: Event) {
-        let slot = time >> SLOT_SHIFT;
+        let slot = time >> self.shift;
         if slot == self.draining {
             self.put_draining(Entry { time, event });
             return;
         }
         let i = (slot & self.mask) as usize;
-        push_fields(slot_mut(&mut self.slots, i), (time & IN_SLOT) as u32, event);
+        push_fields(
+            slot_mut(&mut self.slots, i),
+            (time & self.in_slot) as u32,
+            event,
+        );
         *word_mut(&mut self.bits, i) |= 1 << (i % 64);
         self.next = self.next.min(slot);
     }
@@ -254,15 +284,16 @@ impl EventQueue {
     #[inline(never)]
     fn put_draining(&mut self, e: Entry) {
         assert!(e.time >= self.now.0, "event scheduled in the past");
-        let i = (e.slot() & self.mask) as usize;
+        let slot = self.slot_of(e.time);
+        let i = (slot & self.mask) as usize;
         let v = slot_mut(&mut self.slots, i);
-        let s = Slotted::of(e);
+        let s = Slotted::of(e, self.in_slot);
         // Usually the latest time so far, so the search ends at the back.
-        let base = e.slot() << SLOT_SHIFT;
+        let base = slot << self.shift;
         let at = self.head + v[self.head..].partition_point(|x| !s.before(x, base));
         v.insert(at, s);
         *word_mut(&mut self.bits, i) |= 1 << (i % 64);
-        self.next = self.next.min(e.slot());
+        self.next = self.next.min(slot);
     }
     /// Schedule `event` after `delay`.
     #[inline]
@@ -283,8 +314,8 @@ impl EventQueue {
     fn refill_from_heap(&mut self) {
         let horizon = self.cur + self.mask + 1;
         while let Some(Reverse(e)) = self.overflow.peek() {
-            if e.slot() >= horizon {
-                self.overflow_slot = e.slot();
+            if self.slot_of(e.time) >= horizon {
+                self.overflow_slot = self.slot_of(e.time);
                 return;
             }
             let e = *e;
@@ -350,7 +381,7 @@ impl EventQueue {
         let i = self.drain_i;
         let v = slot_mut(&mut self.slots, i);
         if let Some(&e) = v.get(self.head) {
-            let t = self.draining << SLOT_SHIFT | u64::from(e.lo);
+            let t = self.draining << self.shift | u64::from(e.lo);
             if t > end.0 {
                 return None;
             }
@@ -381,16 +412,16 @@ impl EventQueue {
                 return None;
             }
             // The wheel is empty: turn it to the heap's first event.
-            self.cur = e.slot();
+            self.cur = self.slot_of(e.time);
             self.refill_from_heap();
             slot = self.next;
         }
         let i = (slot & self.mask) as usize;
         let v = slot_mut(&mut self.slots, i);
         // The slot being drained is empty, so this one is not it: sort it.
-        sort_slot(v, slot << SLOT_SHIFT);
+        sort_slot(v, slot << self.shift);
         let e = v[0];
-        let t = slot << SLOT_SHIFT | u64::from(e.lo);
+        let t = slot << self.shift | u64::from(e.lo);
         if t > end.0 {
             // Not drained yet: events scheduled meanwhile are appended to it, and it is
             // sorted again when time reaches it.
@@ -448,7 +479,7 @@ impl EventQueue {
             let slot = self.cur + ((i as u64).wrapping_sub(self.cur) & self.mask);
             v[from..]
                 .iter()
-                .map(move |s| (Time(slot << SLOT_SHIFT | u64::from(s.lo)), s.event))
+                .map(move |s| (Time(slot << self.shift | u64::from(s.lo)), s.event))
         });
         let far = self
             .overflow
@@ -467,10 +498,10 @@ impl EventQueue {
             slot if slot == self.draining && self.finished() => {
                 match self.next_slot_but((slot & self.mask) as usize) {
                     u64::MAX => u64::MAX,
-                    s => s << SLOT_SHIFT,
+                    s => s << self.shift,
                 }
             }
-            slot => slot << SLOT_SHIFT,
+            slot => slot << self.shift,
         };
         Time(near.min(far))
     }

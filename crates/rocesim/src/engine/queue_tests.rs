@@ -140,10 +140,10 @@ proptest! {
         let mut expect: Vec<Entry> = (entries.iter())
             .map(|&(dt, id)| Entry { time: base + dt, event: Event::TxDone(id) })
             .collect();
-        let mut v: Vec<Slotted> = expect.iter().map(|&e| Slotted::of(e)).collect();
+        let mut v: Vec<Slotted> = expect.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
         expect.sort();
         sort_slot(&mut v, base);
-        prop_assert_eq!(v, expect.into_iter().map(Slotted::of).collect::<Vec<_>>());
+        prop_assert_eq!(v, expect.into_iter().map(|e| Slotted::of(e, IN_SLOT)).collect::<Vec<_>>());
     }
 
     /// Against a reference binary heap ordered by (time, key), with `pop_until`
@@ -246,7 +246,7 @@ proptest! {
     /// on one of 8,192 gives the same events at the same times, with `pop_until` bounds.
     #[test]
     fn wheel_size_changes_no_pop(ops in proptest::collection::vec((0u64..3_000_000, 0u8..4), 1..400)) {
-        let mut small = EventQueue::with_slots(64);
+        let mut small = EventQueue::with_slots(64, SLOT_SHIFT);
         let mut large = EventQueue::new();
         let mut seq = 0u32;
         for (delta, op) in ops {
@@ -272,6 +272,69 @@ proptest! {
         }
         prop_assert_eq!(small.pop(), None);
     }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Slots of 2.048 and 4.096 ns (on small wheels, so that the overflow heap and the
+    /// turns take part) give the same events at the same times as 1.024 ns ones: the width
+    /// is the wheel's business, the order is (time, key). Events of two classes at times on
+    /// a coarse grid, so that many fall due at the same picosecond.
+    #[test]
+    fn slot_width_changes_no_pop(
+        shift in 11u32..=12,
+        ops in proptest::collection::vec((0u64..3_000_000, 0u8..4), 1..400),
+    ) {
+        let mut wide = EventQueue::with_slots(64, shift);
+        let mut fine = EventQueue::new();
+        let mut seq = 0u32;
+        for (delta, op) in ops {
+            if op == 0 {
+                let end = Time(fine.now().0 + delta % 100_000);
+                prop_assert_eq!(wide.pop_until(end), fine.pop_until(end));
+                prop_assert_eq!(wide.now(), fine.now());
+            } else {
+                let d = match op {
+                    1 => delta % 2_000,
+                    2 => delta % 70_000,
+                    _ => delta,
+                } / 500 * 500;
+                seq += 1;
+                let id = seq.wrapping_mul(2_654_435_761) % 97;
+                let e = if seq % 3 == 0 {
+                    Event::LinkArrive { port: id, pkt: seq, out: 0 }
+                } else {
+                    Event::TxDone(id)
+                };
+                wide.schedule(Time(fine.now().0 + d), e);
+                fine.schedule(Time(fine.now().0 + d), e);
+            }
+            prop_assert_eq!(wide.len(), fine.len());
+            // Either bound is one: no event is due before it.
+            let first = fine.pending().map(|(t, _)| t).min().unwrap_or(Time::NEVER);
+            prop_assert!(wide.next_bound() <= first && fine.next_bound() <= first);
+        }
+        while let Some(x) = fine.pop() {
+            prop_assert_eq!(wide.pop(), Some(x));
+        }
+        prop_assert_eq!(wide.pop(), None);
+    }
+}
+
+/// A wheel of 2.048 ns slots sized for a horizon covers it with half as many slots.
+#[test]
+fn a_horizon_sizes_a_wide_wheel() {
+    // 1,086,560 ps span 530 slots of 2,048 ps and 2 more: 1,024.
+    let q = EventQueue::with_horizon_and_width(Time(1_086_560), 11);
+    assert_eq!(q.slots(), 1024);
+    assert_eq!(
+        EventQueue::with_horizon_and_width(Time::ZERO, 11).slots(),
+        512
+    );
+    assert_eq!(
+        EventQueue::with_horizon_and_width(Time::from_ms(1), 12).slots(),
+        1 << 16
+    );
 }
 
 /// A wheel sized for a horizon covers it, within the bounds.

@@ -115,6 +115,7 @@ impl Sim {
         let routes = initial_routes(&scenario, &plan);
         let ahead = route_ahead(&scenario, &plan);
         let horizon = wheel_horizon(&scenario, &plan);
+        let shift = slot_shift(&plan);
         let nports = plan.ports.len();
         let mut slots: Vec<Option<Port>> = plan.ports.into_iter().map(Some).collect();
         let mut take = |ids: &[u32]| -> Vec<Port> {
@@ -139,7 +140,7 @@ impl Sim {
         let mut sim = Sim {
             ctx: Ctx {
                 now: Time::ZERO,
-                events: EventQueue::with_horizon(horizon),
+                events: EventQueue::with_horizon_and_width(horizon, shift),
                 packets: PacketArena::with_flows(nflows),
                 ints: IntPool::default(),
                 monitor: Monitor::new(nports, nflows, congestion, out.max_pfc_log),
@@ -424,6 +425,22 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
             .map(|c| Box::new(NicMemory::new(&c, sc.sim.seed, h as u32))),
         irn: Selective::new(n.irn),
         recovery: Default::default(),
+    }
+}
+
+/// log2 of the event wheel's slot width in ps: 2.048 ns slots (11) where the switches' ports
+/// fit in cache, 1.024 ns (10) where they outgrow it (`RouteAhead::worth_it`, whatever
+/// `sim.route_ahead` says). A small fabric's 1.024 ns slot holds three or four events, and
+/// each slot change costs a sort, the prefetch hints and a bitmap update: S1 runs at 0.98 of
+/// the time with slots twice as wide. A large fabric's slot holds dozens, and S4 runs at
+/// about 1.07 of the time with wide slots, the sorts growing longer (docs/performance.md,
+/// "Slots as wide as the fabric allows"). Results do not depend on it.
+fn slot_shift(plan: &PortPlan) -> u32 {
+    let switch_ports = plan.switch_ports.iter().map(Vec::len).sum();
+    if RouteAhead::worth_it(switch_ports) {
+        10
+    } else {
+        11
     }
 }
 
