@@ -34,6 +34,12 @@ use std::collections::BinaryHeap;
 use super::event::{tie_mask, Event};
 use crate::units::Time;
 
+#[path = "wheel_slot.rs"]
+mod wheel_slot;
+#[cfg(test)]
+use wheel_slot::INSERTION_MAX;
+use wheel_slot::{prefetch_slot, push_fields, sort_slot, Slotted};
+
 /// log2 of a slot's width in picoseconds in a wheel made without a width (1.024 ns).
 const SLOT_SHIFT: u32 = 10;
 /// log2 of the widest slots a wheel may have (4.096 ns).
@@ -52,12 +58,6 @@ const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
 /// events, S4's (k = 16) about 27: 16 left S4's later arrivals without a hint
 /// (docs/performance.md, "Slots of a large fabric and routing one hop ahead").
 const HINT_AHEAD: usize = 32;
-/// Entries of the slot after next whose lines are prefetched (4 to a line).
-const PREFETCH_ENTRIES: usize = 48;
-/// Longest slot sorted by insertion; longer ones take the general sort. A slot is mostly in
-/// time order, and at S4's 27 entries the general sort's partition and merges cost 7 % of
-/// the run where insertion moves a few entries.
-const INSERTION_MAX: usize = 48;
 
 /// A pending event and its time (the overflow heap's entries). Entries order by time, then
 /// (only between events due at the same picosecond) by [`Event::key`] exclusive-or the time's
@@ -87,39 +87,6 @@ impl Ord for Entry {
     #[inline(always)]
     fn cmp(&self, o: &Self) -> std::cmp::Ordering {
         (self.time.cmp(&o.time)).then_with(|| self.tie_key().cmp(&o.tie_key()))
-    }
-}
-
-/// An entry of a wheel slot, 16 bytes (an [`Entry`] is 24): the event and the bits of its
-/// time below the slot, which gives the rest. Entries of one slot order as [`Entry`]s do.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Slotted {
-    lo: u32,
-    event: Event,
-}
-
-impl Slotted {
-    /// The slot entry of `e` in slots whose time bits below the slot are `in_slot`.
-    #[inline(always)]
-    fn of(e: Entry, in_slot: u64) -> Self {
-        Slotted {
-            lo: (e.time & in_slot) as u32,
-            event: e.event,
-        }
-    }
-    /// Does `self` run before `o`, both due in the slot that starts at `base` ps?
-    #[inline(always)]
-    fn before(&self, o: &Self, base: u64) -> bool {
-        self.lo < o.lo || self.lo == o.lo && self.wins_tie(o, base)
-    }
-    /// Between entries due at the same picosecond: does `self`'s key order first? Out of
-    /// line and cold (ties are rare), so that sorting a slot does not compute every entry's
-    /// key ahead of the comparison that needs it.
-    #[cold]
-    #[inline(never)]
-    fn wins_tie(&self, o: &Self, base: u64) -> bool {
-        let m = tie_mask(base | u64::from(self.lo));
-        self.event.key() ^ m < o.event.key() ^ m
     }
 }
 
@@ -552,79 +519,6 @@ fn word_mut(bits: &mut [u64], i: usize) -> &mut u64 {
     debug_assert!(i / 64 < bits.len());
     // SAFETY: `i < slots` and `bits.len() == slots / 64`, so `i / 64 < bits.len()`.
     unsafe { bits.get_unchecked_mut(i / 64) }
-}
-
-/// Start loading the entries of the slot two after the one being drained (up to
-/// [`PREFETCH_ENTRIES`] of them): at large fabrics a slot's buffer was last written a
-/// propagation delay ago and has left the L2 by the time it is drained, and the next slot's
-/// entries are read (for [`EventQueue::pop_until_with`]'s hint) when this one starts. A hint
-/// only.
-#[inline(always)]
-fn prefetch_slot(v: &[Slotted]) {
-    // Four 16-byte entries a cache line.
-    let n = v.len().min(PREFETCH_ENTRIES);
-    let mut k = 0;
-    while k < n {
-        super::prefetch::prefetch(v.as_ptr().wrapping_add(k));
-        k += 4;
-    }
-}
-
-/// Append an entry to a slot, each field written straight into the slot's buffer.
-///
-/// `v.push(Slotted { .. })` built the entry on the stack with narrow stores and copied it
-/// with one 16-byte load, which cannot be forwarded from those stores: the load waited for
-/// every older store to reach the cache, many of them misses. On S4 (k = 16) that one load
-/// held 13 % of the run's samples (docs/performance.md, "Store forwarding").
-#[inline(always)]
-fn push_fields(v: &mut Vec<Slotted>, lo: u32, event: Event) {
-    v.reserve(1);
-    let len = v.len();
-    // SAFETY: `reserve` made room for one more entry; both fields are written before the
-    // length covers it.
-    unsafe {
-        let dst = v.as_mut_ptr().add(len);
-        std::ptr::addr_of_mut!((*dst).lo).write(lo);
-        std::ptr::addr_of_mut!((*dst).event).write(event);
-        v.set_len(len + 1);
-    }
-}
-
-/// Sort the entries of the slot that starts at `base` ps by (time, key). Slots hold a few
-/// entries, mostly pushed in time order: an insertion sort moves little then, and is cheaper
-/// than the general sort's setup. Entries with equal keys are the same event, so stability
-/// does not matter.
-#[inline]
-fn sort_slot(v: &mut [Slotted], base: u64) {
-    if v.len() > INSERTION_MAX {
-        v.sort_unstable_by(|a, b| {
-            if a.before(b, base) {
-                std::cmp::Ordering::Less
-            } else if b.before(a, base) {
-                std::cmp::Ordering::Greater
-            } else {
-                std::cmp::Ordering::Equal
-            }
-        });
-        return;
-    }
-    // The run already in order (strictly, by time alone) needs no look at keys or moves.
-    let mut first = 1;
-    while first < v.len() && v[first - 1].lo < v[first].lo {
-        first += 1;
-    }
-    for i in first..v.len() {
-        let x = v[i];
-        let mut j = i;
-        while j > 0 && x.before(&v[j - 1], base) {
-            v[j] = v[j - 1];
-            j -= 1;
-        }
-        // Most entries are in place: no store then.
-        if j != i {
-            v[j] = x;
-        }
-    }
 }
 
 #[cfg(test)]

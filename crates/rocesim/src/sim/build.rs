@@ -114,8 +114,7 @@ impl Sim {
         }
         let routes = initial_routes(&scenario, &plan);
         let ahead = route_ahead(&scenario, &plan);
-        let horizon = wheel_horizon(&scenario, &plan);
-        let shift = slot_shift(&plan);
+        let events = event_queue(&scenario, &plan);
         let nports = plan.ports.len();
         let mut slots: Vec<Option<Port>> = plan.ports.into_iter().map(Some).collect();
         let mut take = |ids: &[u32]| -> Vec<Port> {
@@ -140,7 +139,7 @@ impl Sim {
         let mut sim = Sim {
             ctx: Ctx {
                 now: Time::ZERO,
-                events: EventQueue::with_horizon_and_width(horizon, shift),
+                events,
                 packets: PacketArena::with_flows(nflows),
                 ints: IntPool::default(),
                 monitor: Monitor::new(nports, nflows, congestion, out.max_pfc_log),
@@ -426,6 +425,12 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
         irn: Selective::new(n.irn),
         recovery: Default::default(),
     }
+}
+
+/// The event queue, its wheel sized for the fabric: its horizon ([`wheel_horizon`]) and its
+/// slots' width ([`slot_shift`]).
+fn event_queue(sc: &Scenario, plan: &PortPlan) -> EventQueue {
+    EventQueue::with_horizon_and_width(wheel_horizon(sc, plan), slot_shift(plan))
 }
 
 /// log2 of the event wheel's slot width in ps: 2.048 ns slots (11) where the switches' ports
