@@ -246,79 +246,70 @@ proptest! {
     /// on one of 8,192 gives the same events at the same times, with `pop_until` bounds.
     #[test]
     fn wheel_size_changes_no_pop(ops in proptest::collection::vec((0u64..3_000_000, 0u8..4), 1..400)) {
-        let mut small = EventQueue::with_slots(64, SLOT_SHIFT);
-        let mut large = EventQueue::new();
-        let mut seq = 0u32;
-        for (delta, op) in ops {
-            if op == 0 {
-                let end = Time(small.now().0 + delta % 100_000);
-                prop_assert_eq!(small.pop_until(end), large.pop_until(end));
-                prop_assert_eq!(small.now(), large.now());
-            } else {
-                let d = match op {
-                    1 => delta % 2_000,
-                    2 => delta % 70_000,
-                    _ => delta,
-                };
-                seq += 1;
-                let e = Event::TxDone(seq.wrapping_mul(2_654_435_761) % 97);
-                small.schedule(Time(small.now().0 + d), e);
-                large.schedule(Time(large.now().0 + d), e);
-            }
-            prop_assert_eq!(small.len(), large.len());
-        }
-        while let Some(x) = large.pop() {
-            prop_assert_eq!(small.pop(), Some(x));
-        }
-        prop_assert_eq!(small.pop(), None);
+        same_pops(EventQueue::with_slots(64, SLOT_SHIFT), EventQueue::new(), &ops, 1)?;
     }
-}
 
-proptest! {
-    #![proptest_config(ProptestConfig::with_cases(64))]
     /// Slots of 2.048 and 4.096 ns (on small wheels, so that the overflow heap and the
     /// turns take part) give the same events at the same times as 1.024 ns ones: the width
-    /// is the wheel's business, the order is (time, key). Events of two classes at times on
-    /// a coarse grid, so that many fall due at the same picosecond.
+    /// is the wheel's business, the order is (time, key). Times on a 500 ps grid, so that
+    /// many events fall due at the same picosecond.
     #[test]
     fn slot_width_changes_no_pop(
         shift in 11u32..=12,
         ops in proptest::collection::vec((0u64..3_000_000, 0u8..4), 1..400),
     ) {
-        let mut wide = EventQueue::with_slots(64, shift);
-        let mut fine = EventQueue::new();
-        let mut seq = 0u32;
-        for (delta, op) in ops {
-            if op == 0 {
-                let end = Time(fine.now().0 + delta % 100_000);
-                prop_assert_eq!(wide.pop_until(end), fine.pop_until(end));
-                prop_assert_eq!(wide.now(), fine.now());
-            } else {
-                let d = match op {
-                    1 => delta % 2_000,
-                    2 => delta % 70_000,
-                    _ => delta,
-                } / 500 * 500;
-                seq += 1;
-                let id = seq.wrapping_mul(2_654_435_761) % 97;
-                let e = if seq % 3 == 0 {
-                    Event::LinkArrive { port: id, pkt: seq, out: 0 }
-                } else {
-                    Event::TxDone(id)
-                };
-                wide.schedule(Time(fine.now().0 + d), e);
-                fine.schedule(Time(fine.now().0 + d), e);
-            }
-            prop_assert_eq!(wide.len(), fine.len());
-            // Either bound is one: no event is due before it.
-            let first = fine.pending().map(|(t, _)| t).min().unwrap_or(Time::NEVER);
-            prop_assert!(wide.next_bound() <= first && fine.next_bound() <= first);
-        }
-        while let Some(x) = fine.pop() {
-            prop_assert_eq!(wide.pop(), Some(x));
-        }
-        prop_assert_eq!(wide.pop(), None);
+        same_pops(EventQueue::with_slots(64, shift), EventQueue::new(), &ops, 500)?;
     }
+}
+
+/// Run `ops` on queues `a` and `b` and hold them to the same pops at the same times: `(d,
+/// 0)` pops up to `d % 100 µs` from now, `(d, 1..=3)` schedules an event (an arrival or a
+/// transmit end, two thirds of them the latter) `d` ps from now (modulo 2 ns, 70 ns or not),
+/// rounded down to `grid`. Both queues' `next_bound` must stay at or before their first
+/// pending event.
+fn same_pops(
+    mut a: EventQueue,
+    mut b: EventQueue,
+    ops: &[(u64, u8)],
+    grid: u64,
+) -> Result<(), TestCaseError> {
+    let mut seq = 0u32;
+    for &(delta, op) in ops {
+        if op == 0 {
+            let end = Time(b.now().0 + delta % 100_000);
+            prop_assert_eq!(a.pop_until(end), b.pop_until(end));
+            prop_assert_eq!(a.now(), b.now());
+        } else {
+            let d = match op {
+                1 => delta % 2_000,
+                2 => delta % 70_000,
+                _ => delta,
+            } / grid
+                * grid;
+            seq += 1;
+            let id = seq.wrapping_mul(2_654_435_761) % 97;
+            let e = if seq % 3 == 0 {
+                Event::LinkArrive {
+                    port: id,
+                    pkt: seq,
+                    out: 0,
+                }
+            } else {
+                Event::TxDone(id)
+            };
+            a.schedule(Time(b.now().0 + d), e);
+            b.schedule(Time(b.now().0 + d), e);
+        }
+        prop_assert_eq!(a.len(), b.len());
+        // Either bound is one: no event is due before it.
+        let first = b.pending().map(|(t, _)| t).min().unwrap_or(Time::NEVER);
+        prop_assert!(a.next_bound() <= first && b.next_bound() <= first);
+    }
+    while let Some(x) = b.pop() {
+        prop_assert_eq!(a.pop(), Some(x));
+    }
+    prop_assert_eq!(a.pop(), None);
+    Ok(())
 }
 
 /// A wheel of 2.048 ns slots sized for a horizon covers it with half as many slots.
