@@ -439,3 +439,21 @@ fn a_finished_slot_holds_nothing_pending() {
     assert_eq!(q.pop(), None);
     assert_eq!(q.next_bound(), Time::NEVER);
 }
+
+/// After `advance_to` moves time past the wheel's current slot (a run's end), an event due
+/// before the new time still panics in a debug build, where the tests run.
+#[test]
+#[cfg(debug_assertions)]
+fn scheduling_before_an_advanced_clock_panics() {
+    let r = std::panic::catch_unwind(|| {
+        let mut q = EventQueue::new();
+        q.schedule(Time(1_000), Event::TxDone(1));
+        assert_eq!(q.pop(), Some((Time(1_000), Event::TxDone(1))));
+        q.advance_to(Time(50_000));
+        q.schedule(Time(20_000), Event::TxDone(2));
+    });
+    assert!(
+        r.is_err(),
+        "an event at 20 ns after now = 50 ns was accepted"
+    );
+}

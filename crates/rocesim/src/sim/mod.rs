@@ -101,8 +101,8 @@ pub struct Sim {
     pub(crate) wires_tracked: bool,
     /// Events the loop handles before it next calls `check_stop`: the distance to the next
     /// multiple of 65,536 events (a progress report), or 1 when something that may stop
-    /// the run happened in the event being handled (see `Sim::run_until`). One count
-    /// down an event instead of two tests.
+    /// the run happened in the event being handled (see `Sim::run_until`). One
+    /// countdown per event instead of two tests.
     pub(crate) check_in: u32,
     /// The last event was a sampler pass (the progress callback hears of it).
     pub(crate) sampled: bool,
