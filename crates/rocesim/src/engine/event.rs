@@ -2,66 +2,82 @@
 //! owns it by index; the world dispatches on the variant.
 
 /// Something that happens at a point in simulated time.
+///
+/// The variants are declared in the order of their class in [`Event::key`], so that a
+/// variant's discriminant is its class, and with `repr(u8)` each is laid out as a C struct
+/// that starts with that byte: fields are declared so that the component a variant names
+/// (port, NIC, queue pair, flow) is the `u32` at byte 4 wherever it has one, and the event
+/// stays 12 bytes. [`Event::key`] reads it there without a branch on the variant.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(u8)]
 pub enum Event {
-    /// A port finished serializing its current frame and may start the next.
-    TxDone(u32),
+    /// A fault from the scenario's list starts (`start` = true) or is cleared.
+    Fault {
+        /// Start or clear.
+        start: bool,
+        /// Index into the fault list.
+        index: u32,
+    },
+    /// Routing reconverges: shortest paths are recomputed over the links that are up.
+    Reroute,
+    /// A PFC frame takes effect on this (egress) port after the peer's response delay.
+    PauseArrive {
+        /// Priority.
+        prio: u8,
+        /// Quanta; 0 resumes.
+        quanta: u16,
+        /// The port being paused or resumed.
+        port: u32,
+    },
+    /// The pause timer of an egress priority may have run out.
+    PauseExpire {
+        /// Priority.
+        prio: u8,
+        /// Port.
+        port: u32,
+    },
+    /// Refresh an XOFF this (ingress) port is holding, if it still holds it.
+    PfcRefresh {
+        /// Priority.
+        prio: u8,
+        /// The port whose ingress priority group is in XOFF.
+        port: u32,
+    },
     /// A frame reaches the far end of the link leaving a port (its last bit arrives at the
     /// peer). Each frame on a wire has its own event: at most one per port and picosecond,
     /// so (time, port) names it and its key leaves the packet out.
     LinkArrive {
-        /// The port that sent the frame.
-        port: u32,
-        /// The frame's packet handle.
-        pkt: u32,
         /// The local egress port the receiving switch will forward it to, looked up one hop
         /// ahead by the sending switch (`fabric::route_ahead`), or `NO_OUT`. Left out of
         /// the key: a hint that saves the receiver its lookup and lets the loop prefetch
         /// that port, never a different decision.
         out: u16,
-    },
-    /// A PFC frame takes effect on this (egress) port after the peer's response delay.
-    PauseArrive {
-        /// The port being paused or resumed.
+        /// The port that sent the frame.
         port: u32,
-        /// Priority.
-        prio: u8,
-        /// Quanta; 0 resumes.
-        quanta: u16,
-    },
-    /// The pause timer of an egress priority may have run out.
-    PauseExpire {
-        /// Port.
-        port: u32,
-        /// Priority.
-        prio: u8,
-    },
-    /// Refresh an XOFF this (ingress) port is holding, if it still holds it.
-    PfcRefresh {
-        /// The port whose ingress priority group is in XOFF.
-        port: u32,
-        /// Priority.
-        prio: u8,
+        /// The frame's packet handle.
+        pkt: u32,
     },
     /// The frame at the head of a switch ingress port's forwarding pipeline (`switch.latency`)
     /// is ready to be forwarded.
     Forward(u32),
-    /// A host NIC's rate limiter may allow a queue pair to send again.
-    NicWake(u32),
+    /// A port finished serializing its current frame and may start the next.
+    TxDone(u32),
     /// A host NIC's receive pipeline finished processing the packet at its head.
     RxDone(u32),
     /// A host NIC's payload DMA (`rx.pcie_latency`) completed for the oldest packet in flight.
     RxPlaced(u32),
-    /// A queue pair's retransmission timer.
-    QpTimer(u32),
-    /// A queue pair's congestion-control timer.
-    CcTimer(u32),
     /// SRNIC: reads of host bitmaps complete at this host's NIC; waiting replies leave.
     BitmapRead(u32),
+    /// A host NIC's rate limiter may allow a queue pair to send again.
+    NicWake(u32),
     /// The next flow in start order starts.
     FlowStart,
     /// A chained flow starts (its predecessor completed).
     StartChained(u32),
+    /// A queue pair's retransmission timer.
+    QpTimer(u32),
+    /// A queue pair's congestion-control timer.
+    CcTimer(u32),
     /// A host NIC's pause-storm watchdog checks its stalled RX pipeline.
     NicWatchdog(u32),
     /// A switch re-sends the CIPs of this port not yet confirmed (congestion isolation).
@@ -70,18 +86,13 @@ pub enum Event {
     WatchdogPoll(u32),
     /// The deadlock detector looks for cycles in the wait-for graph.
     DeadlockCheck,
-    /// Routing reconverges: shortest paths are recomputed over the links that are up.
-    Reroute,
     /// Periodic sampling of throughput and queue depths.
     Sample,
-    /// A fault from the scenario's list starts (`start` = true) or is cleared.
-    Fault {
-        /// Index into the fault list.
-        index: u32,
-        /// Start or clear.
-        start: bool,
-    },
 }
+
+/// Classes whose key below the class is the `u32` at byte 4 of the event (a bit each):
+/// `LinkArrive` (5) to `NicWake` (11), and `StartChained` (13) to `WatchdogPoll` (18).
+const ID_AT_4: u32 = 0b111_1110_1111_1110_0000;
 
 /// Bits of an event's [`Event::key`] below its class.
 const CLASS_SHIFT: u32 = 58;
@@ -116,6 +127,35 @@ impl Event {
     /// picosecond (`DeadlockCheck`, `Sample`).
     #[inline(always)]
     pub fn key(self) -> u64 {
+        let class = self.class();
+        if ID_AT_4 >> class & 1 != 0 {
+            // SAFETY: `repr(u8)` lays each variant out as a C struct that starts with its
+            // one-byte tag; the variants of `ID_AT_4` hold a `u32` at byte 4 (the first field
+            // of a tuple variant, `out: u16` then `port: u32` for `LinkArrive`), within the
+            // 12 bytes of `self`.
+            let id = unsafe {
+                std::ptr::from_ref(&self)
+                    .cast::<u8>()
+                    .add(4)
+                    .cast::<u32>()
+                    .read()
+            };
+            return u64::from(class) << CLASS_SHIFT | u64::from(id);
+        }
+        self.key_by_variant()
+    }
+
+    /// The class of [`Event::key`] (its top bits) alone: the variant's discriminant.
+    #[inline(always)]
+    pub fn class(self) -> u8 {
+        // SAFETY: a `repr(u8)` enum starts with its discriminant byte.
+        unsafe { std::ptr::from_ref(&self).cast::<u8>().read() }
+    }
+
+    /// [`Event::key`] by a match on the variant: for the variants whose key is not the
+    /// `u32` at byte 4, and the reference the tests check that reading against.
+    #[inline(never)]
+    fn key_by_variant(self) -> u64 {
         let (class, low): (u64, u64) = match self {
             Event::Fault { index, start } => (0, u64::from(index) << 1 | u64::from(start)),
             Event::Reroute => (1, 0),
@@ -262,6 +302,10 @@ mod key_tests {
         ];
         for (i, e) in all.iter().enumerate() {
             assert_eq!(from_key(e.key()), *e, "{e:?}");
+            // The key read at byte 4, and the class read from the discriminant, agree with
+            // the match on the variant.
+            assert_eq!(e.key(), e.key_by_variant(), "{e:?}");
+            assert_eq!(u64::from(e.class()), e.key() >> CLASS_SHIFT, "{e:?}");
             for f in &all[i + 1..] {
                 assert!(e.key() < f.key(), "{e:?} sorts before {f:?}");
             }
