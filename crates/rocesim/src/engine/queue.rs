@@ -34,6 +34,8 @@ use std::collections::BinaryHeap;
 use super::event::{tie_mask, Event};
 use crate::units::Time;
 
+#[path = "wheel_select.rs"]
+mod wheel_select;
 #[path = "wheel_slot.rs"]
 mod wheel_slot;
 #[cfg(test)]

@@ -106,6 +106,30 @@ fn pop_until_leaves_later_events() {
     );
 }
 
+/// A slot of 16 entries all due at one picosecond (one tie of the most entries selection
+/// sorts), and of one entry, come out in key order.
+#[test]
+fn selection_sorts_a_full_tie_and_a_single_entry() {
+    let base = 77 << SLOT_SHIFT;
+    let mut v: Vec<Slotted> = (0..16u32)
+        .rev()
+        .map(|p| Slotted {
+            lo: 5,
+            event: Event::TxDone(p * 37 % 16),
+        })
+        .collect();
+    let mut expect = v.clone();
+    expect.sort_by_key(|s| s.event.key() ^ tie_mask(base | 5));
+    sort_slot(&mut v, base);
+    assert_eq!(v, expect);
+    let mut one = vec![Slotted {
+        lo: 9,
+        event: Event::Sample,
+    }];
+    sort_slot(&mut one, base);
+    assert_eq!(one[0].lo, 9);
+}
+
 #[test]
 fn event_is_small() {
     assert!(std::mem::size_of::<Event>() <= 16);
@@ -139,6 +163,33 @@ proptest! {
         let base = slot << SLOT_SHIFT;
         let mut expect: Vec<Entry> = (entries.iter())
             .map(|&(dt, id)| Entry { time: base + dt, event: Event::TxDone(id) })
+            .collect();
+        let mut v: Vec<Slotted> = expect.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
+        expect.sort();
+        sort_slot(&mut v, base);
+        prop_assert_eq!(v, expect.into_iter().map(|e| Slotted::of(e, IN_SLOT)).collect::<Vec<_>>());
+    }
+
+    /// Short slots (sorted by selection) and long ones, with events of the classes whose key
+    /// is read at byte 4 and of those matched by variant, times anywhere in the slot or
+    /// bunched into a few picoseconds (ties), and repeated entries: the standard library's
+    /// sort by (time, key) again.
+    #[test]
+    fn slot_sort_sorts_mixed_events(
+        slot in 0u64..1 << 40,
+        spread in prop_oneof![Just(4u64), Just(1 << SLOT_SHIFT)],
+        entries in proptest::collection::vec((0u64..1 << SLOT_SHIFT, 0u32..6, 0u8..5), 0..40),
+    ) {
+        let base = slot << SLOT_SHIFT;
+        let event = |id: u32, kind: u8| match kind {
+            0 => Event::TxDone(id),
+            1 => Event::LinkArrive { port: id, pkt: 7, out: 2 },
+            2 => Event::NicWake(id),
+            3 => Event::PauseArrive { port: id, prio: 3, quanta: 65_535 },
+            _ => Event::Sample,
+        };
+        let mut expect: Vec<Entry> = (entries.iter())
+            .map(|&(dt, id, kind)| Entry { time: base + dt % spread, event: event(id, kind) })
             .collect();
         let mut v: Vec<Slotted> = expect.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
         expect.sort();
