@@ -152,6 +152,17 @@ fn pending_of_reference(r: &BinaryHeap<Reverse<(u64, u64, u32)>>) -> Vec<(u64, E
     v
 }
 
+/// `sort_slot` puts the entries of the slot that starts at `base` ps (1.024 ns slots) in the
+/// order the standard library's sort of `entries` by (time, key) gives.
+fn sorts_as_the_standard_sort(base: u64, mut entries: Vec<Entry>) -> Result<(), TestCaseError> {
+    let mut v: Vec<Slotted> = entries.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
+    entries.sort();
+    sort_slot(&mut v, base);
+    let expect: Vec<Slotted> = entries.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
+    prop_assert_eq!(v, expect);
+    Ok(())
+}
+
 proptest! {
     /// The slot sort is the standard library's sort by (time, key), short and long
     /// slots alike, repeated entries included.
@@ -161,13 +172,9 @@ proptest! {
         entries in proptest::collection::vec((0u64..6, 0u32..8), 0..2 * INSERTION_MAX + 8),
     ) {
         let base = slot << SLOT_SHIFT;
-        let mut expect: Vec<Entry> = (entries.iter())
+        sorts_as_the_standard_sort(base, (entries.iter())
             .map(|&(dt, id)| Entry { time: base + dt, event: Event::TxDone(id) })
-            .collect();
-        let mut v: Vec<Slotted> = expect.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
-        expect.sort();
-        sort_slot(&mut v, base);
-        prop_assert_eq!(v, expect.into_iter().map(|e| Slotted::of(e, IN_SLOT)).collect::<Vec<_>>());
+            .collect())?;
     }
 
     /// Short slots (sorted by selection) and long ones, with events of the classes whose key
@@ -188,13 +195,9 @@ proptest! {
             3 => Event::PauseArrive { port: id, prio: 3, quanta: 65_535 },
             _ => Event::Sample,
         };
-        let mut expect: Vec<Entry> = (entries.iter())
+        sorts_as_the_standard_sort(base, (entries.iter())
             .map(|&(dt, id, kind)| Entry { time: base + dt % spread, event: event(id, kind) })
-            .collect();
-        let mut v: Vec<Slotted> = expect.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
-        expect.sort();
-        sort_slot(&mut v, base);
-        prop_assert_eq!(v, expect.into_iter().map(|e| Slotted::of(e, IN_SLOT)).collect::<Vec<_>>());
+            .collect())?;
     }
 
     /// Against a reference binary heap ordered by (time, key), with `pop_until`

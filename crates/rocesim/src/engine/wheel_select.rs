@@ -18,6 +18,12 @@ pub(super) const SELECT_MAX: usize = 16;
 /// bits), and an `or` with it retires any lane.
 const EMPTY: i16 = i16::MAX;
 
+// A time below the slot fits a lane's positive range, and stays below `EMPTY`.
+const _: () = assert!(
+    super::MAX_SLOT_SHIFT < 15,
+    "slot times must fit a 16-bit lane"
+);
+
 /// 16 lanes, aligned for two vector loads.
 #[repr(C, align(16))]
 struct Lanes([i16; SELECT_MAX]);
