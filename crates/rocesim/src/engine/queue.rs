@@ -34,8 +34,8 @@ use std::collections::BinaryHeap;
 use super::event::{tie_mask, Event};
 use crate::units::Time;
 
-#[path = "wheel_select.rs"]
-mod wheel_select;
+#[path = "wheel_network.rs"]
+mod wheel_network;
 #[path = "wheel_slot.rs"]
 mod wheel_slot;
 #[cfg(test)]
@@ -391,7 +391,7 @@ impl EventQueue {
         let i = (slot & self.mask) as usize;
         let v = slot_mut(&mut self.slots, i);
         // The slot being drained is empty, so this one is not it: sort it.
-        sort_slot(v, slot << self.shift);
+        sort_slot(v, slot << self.shift, self.shift);
         let e = v[0];
         let t = slot << self.shift | u64::from(e.lo);
         if t > end.0 {

@@ -106,27 +106,32 @@ fn pop_until_leaves_later_events() {
     );
 }
 
-/// A slot of 16 entries all due at one picosecond (one tie of the most entries selection
-/// sorts), and of one entry, come out in key order.
+/// Slots of 16 and 32 entries all due at one picosecond (one tie across the most entries
+/// the sorting network sorts), and of one entry, come out in key order, in slots of each
+/// width.
 #[test]
-fn selection_sorts_a_full_tie_and_a_single_entry() {
-    let base = 77 << SLOT_SHIFT;
-    let mut v: Vec<Slotted> = (0..16u32)
-        .rev()
-        .map(|p| Slotted {
-            lo: 5,
-            event: Event::TxDone(p * 37 % 16),
-        })
-        .collect();
-    let mut expect = v.clone();
-    expect.sort_by_key(|s| s.event.key() ^ tie_mask(base | 5));
-    sort_slot(&mut v, base);
-    assert_eq!(v, expect);
+fn network_sorts_a_full_tie_and_a_single_entry() {
+    let base = 77 << MAX_SLOT_SHIFT;
+    for n in [16u32, 32] {
+        for shift in SLOT_SHIFT..=MAX_SLOT_SHIFT {
+            let mut v: Vec<Slotted> = (0..n)
+                .rev()
+                .map(|p| Slotted {
+                    lo: 5,
+                    event: Event::TxDone(p * 37 % n),
+                })
+                .collect();
+            let mut expect = v.clone();
+            expect.sort_by_key(|s| s.event.key() ^ tie_mask(base | 5));
+            sort_slot(&mut v, base, shift);
+            assert_eq!(v, expect, "{n} entries, slots of 2^{shift} ps");
+        }
+    }
     let mut one = vec![Slotted {
         lo: 9,
         event: Event::Sample,
     }];
-    sort_slot(&mut one, base);
+    sort_slot(&mut one, base, SLOT_SHIFT);
     assert_eq!(one[0].lo, 9);
 }
 
@@ -152,14 +157,19 @@ fn pending_of_reference(r: &BinaryHeap<Reverse<(u64, u64, u32)>>) -> Vec<(u64, E
     v
 }
 
-/// `sort_slot` puts the entries of the slot that starts at `base` ps (1.024 ns slots) in the
-/// order the standard library's sort of `entries` by (time, key) gives.
+/// `sort_slot` puts the entries of the slot that starts at `base` ps (times within its first
+/// 1.024 ns) in the order the standard library's sort of `entries` by (time, key) gives, as a
+/// slot of each width (1.024, 2.048 and 4.096 ns: the network sorts up to 32, 32 and 16
+/// entries).
 fn sorts_as_the_standard_sort(base: u64, mut entries: Vec<Entry>) -> Result<(), TestCaseError> {
-    let mut v: Vec<Slotted> = entries.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
+    let v: Vec<Slotted> = entries.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
     entries.sort();
-    sort_slot(&mut v, base);
     let expect: Vec<Slotted> = entries.iter().map(|&e| Slotted::of(e, IN_SLOT)).collect();
-    prop_assert_eq!(v, expect);
+    for shift in SLOT_SHIFT..=MAX_SLOT_SHIFT {
+        let mut v = v.clone();
+        sort_slot(&mut v, base, shift);
+        prop_assert_eq!(&v, &expect, "slots of 2^{} ps", shift);
+    }
     Ok(())
 }
 
@@ -177,7 +187,7 @@ proptest! {
             .collect())?;
     }
 
-    /// Short slots (sorted by selection) and long ones, with events of the classes whose key
+    /// Short slots (sorted by the network) and long ones, with events of the classes whose key
     /// is read at byte 4 and of those matched by variant, times anywhere in the slot or
     /// bunched into a few picoseconds (ties), and repeated entries: the standard library's
     /// sort by (time, key) again.

@@ -2,7 +2,7 @@
 //! its time below the slot), their order, the sort a slot gets when it starts draining, the
 //! append that writes an entry in place, and the prefetch of a slot's lines.
 
-use super::wheel_select::{select_sort, SELECT_MAX};
+use super::wheel_network::{network_max, network_sort};
 use super::{tie_mask, Entry, Event};
 
 /// Entries of the slot after next whose lines are prefetched (4 to a line).
@@ -84,16 +84,18 @@ pub(super) fn push_fields(v: &mut Vec<Slotted>, lo: u32, event: Event) {
     }
 }
 
-/// Sort the entries of the slot that starts at `base` ps by (time, key). A slot of up to
-/// [`SELECT_MAX`] (16) entries is sorted by selection with vectors, without a branch on the
-/// order its entries arrived in (`engine/wheel_select.rs`). Longer slots hold entries mostly
-/// pushed in time order: an insertion sort moves little then, and is cheaper than the general
-/// sort's setup. Entries with equal keys are the same event, so stability does not matter.
+/// Sort the entries of the slot that starts at `base` ps by (time, key); the times below
+/// the slot take `shift` bits (the slot is `2^shift` ps wide). A slot of up to 32 entries (16
+/// in 4.096 ns slots: [`network_max`]) is sorted by a sorting network on vectors, without a
+/// branch on the order its entries arrived in (`engine/wheel_network.rs`). Longer slots hold
+/// entries mostly pushed in time order: an insertion sort moves little then, and is cheaper
+/// than the general sort's setup. Entries with equal keys are the same event, so stability
+/// does not matter.
 #[inline]
-pub(super) fn sort_slot(v: &mut [Slotted], base: u64) {
-    if v.len() <= SELECT_MAX {
+pub(super) fn sort_slot(v: &mut [Slotted], base: u64, shift: u32) {
+    if v.len() <= network_max(shift) {
         if v.len() > 1 {
-            select_sort(v, base);
+            network_sort(v, base, shift);
         }
         return;
     }
