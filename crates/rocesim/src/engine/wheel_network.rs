@@ -48,22 +48,18 @@ pub(super) fn network_sort(v: &mut [Slotted], base: u64, time_bits: u32) {
     for (k, (l, s)) in lanes.0.iter_mut().zip(v.iter()).enumerate() {
         *l = (((s.lo << idx_bits) as u16 | k as u16) ^ BIAS) as i16;
     }
-    if n <= 16 {
-        sort_lanes::<2>(&mut lanes);
-    } else {
-        sort_lanes::<4>(&mut lanes);
-    }
+    // Bit k: entry k (in sorted order) is due at the same picosecond as entry k - 1.
+    let entries = ((1u64 << n) - 1) as u32 & !1;
+    let ties = entries
+        & if n <= 16 {
+            sort_lanes::<2>(&mut lanes, idx_bits)
+        } else {
+            sort_lanes::<4>(&mut lanes, idx_bits)
+        };
     let idx_mask = (1u16 << idx_bits) - 1;
     let mut out = [MaybeUninit::<Slotted>::uninit(); NETWORK_MAX];
-    // Bit k: entry k is due at the same picosecond as entry k - 1 (the first lane compared
-    // with itself, its time bits flipped, never is).
-    let mut ties = 0u32;
-    let mut prev = lanes.0[0] as u16 ^ !idx_mask;
-    for (k, (o, &l)) in out.iter_mut().zip(&lanes.0[..n]).enumerate() {
-        let l = l as u16;
-        o.write(v[usize::from(l & idx_mask)]);
-        ties |= u32::from((l ^ prev) >> idx_bits == 0) << k;
-        prev = l;
+    for (o, &l) in out.iter_mut().zip(&lanes.0[..n]) {
+        o.write(v[usize::from(l as u16 & idx_mask)]);
     }
     if ties != 0 {
         order_ties(&mut out[..n], ties, base);
@@ -104,11 +100,17 @@ fn order_ties(out: &mut [MaybeUninit<Slotted>], mut ties: u32, base: u64) {
     }
 }
 
-/// Sort the first `8 * V` lanes (`V` = 2 or 4) with the network.
+/// Sort the first `8 * V` lanes (`V` = 2 or 4) with the network; returns the sorted lanes
+/// whose time (the bits above the low `idx_bits`) is the one before's (a bit for each; bit 0
+/// means nothing).
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
-fn sort_lanes<const V: usize>(lanes: &mut Lanes) {
-    use std::arch::x86_64::{__m128i, _mm_load_si128, _mm_store_si128};
+fn sort_lanes<const V: usize>(lanes: &mut Lanes, idx_bits: u32) -> u32 {
+    use std::arch::x86_64::{
+        __m128i, _mm_cmpeq_epi16, _mm_cvtsi32_si128, _mm_load_si128, _mm_movemask_epi8,
+        _mm_or_si128, _mm_packs_epi16, _mm_slli_si128, _mm_srl_epi16, _mm_srli_si128,
+        _mm_store_si128,
+    };
     debug_assert!(V == 2 || V == 4);
     // SAFETY: SSE2 is part of x86_64; `Lanes` is 64 bytes aligned to 16, and `8 * V` lanes
     // are at most its 32.
@@ -131,6 +133,24 @@ fn sort_lanes<const V: usize>(lanes: &mut Lanes) {
         for (i, v) in x.iter().enumerate() {
             _mm_store_si128(p.add(i), *v);
         }
+        // Each lane's time against the lane before's: the times shifted one lane up, the
+        // last lane of the vector before carried in.
+        let count = _mm_cvtsi32_si128(idx_bits as i32);
+        let t: [__m128i; V] = std::array::from_fn(|i| _mm_srl_epi16(x[i], count));
+        let eq: [__m128i; V] = std::array::from_fn(|i| {
+            let up = _mm_slli_si128::<2>(t[i]);
+            let before = if i == 0 {
+                up
+            } else {
+                _mm_or_si128(up, _mm_srli_si128::<14>(t[i - 1]))
+            };
+            _mm_cmpeq_epi16(t[i], before)
+        });
+        let mut ties = 0;
+        for (i, pair) in eq.chunks_exact(2).enumerate() {
+            ties |= (_mm_movemask_epi8(_mm_packs_epi16(pair[0], pair[1])) as u32) << (16 * i);
+        }
+        ties
     }
 }
 
@@ -255,8 +275,13 @@ mod net {
 
 /// [`sort_lanes`] without vectors: the standard library's sort (also the tests' reference).
 #[cfg(any(test, not(target_arch = "x86_64")))]
-fn sort_lanes_scalar<const V: usize>(lanes: &mut Lanes) {
-    lanes.0[..8 * V].sort_unstable();
+fn sort_lanes_scalar<const V: usize>(lanes: &mut Lanes, idx_bits: u32) -> u32 {
+    let l = &mut lanes.0[..8 * V];
+    l.sort_unstable();
+    let time = |x: i16| x as u16 >> idx_bits;
+    (1..l.len())
+        .filter(|&k| time(l[k]) == time(l[k - 1]))
+        .fold(0, |ties, k| ties | 1 << k)
 }
 
 #[cfg(not(target_arch = "x86_64"))]
@@ -267,14 +292,18 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    /// The network and the standard sort order the lanes alike.
+    /// The network and the standard sort order the lanes alike, and find the same lanes due
+    /// with the one before.
     fn sorts_as_the_scalar_code<const V: usize>(l: &[i16]) -> Result<(), TestCaseError> {
         let mut lanes = Lanes([PAD; NETWORK_MAX]);
         lanes.0[..l.len()].copy_from_slice(l);
         let mut reference = Lanes(lanes.0);
-        sort_lanes::<V>(&mut lanes);
-        sort_lanes_scalar::<V>(&mut reference);
-        prop_assert_eq!(lanes.0, reference.0);
+        for idx_bits in [4, 5, 6] {
+            let ties = sort_lanes::<V>(&mut lanes, idx_bits);
+            let expect = sort_lanes_scalar::<V>(&mut reference, idx_bits);
+            prop_assert_eq!(lanes.0, reference.0);
+            prop_assert_eq!(ties & !1, expect, "ties, {} index bits", idx_bits);
+        }
         Ok(())
     }
 
