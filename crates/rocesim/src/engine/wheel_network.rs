@@ -11,8 +11,9 @@
 //! finds the least lane again at every step, waits on a chain of a dozen vector operations
 //! per entry.
 //!
-//! Entries due at the same picosecond come out in index order; a pass over the sorted lanes
-//! marks them, and only those runs are put in the order of their keys ([`Slotted::before`]).
+//! Entries due at the same picosecond come out in index order; each sorted lane's time
+//! compared with the one before's, on the vectors, finds them, and only those runs are put in
+//! the order of their keys ([`Slotted::before`]).
 
 use std::mem::MaybeUninit;
 
