@@ -190,51 +190,53 @@ mod net {
         unsafe { _mm_set_epi16(0, 0, -1, -1, 0, 0, -1, -1) }
     }
 
+    /// Each group of 4 lanes shuffled by `IMM` (as `pshuflw` and `pshufhw` read it).
+    #[inline(always)]
+    fn in_quads<const IMM: i32>(x: __m128i) -> __m128i {
+        unsafe { _mm_shufflehi_epi16::<IMM>(_mm_shufflelo_epi16::<IMM>(x)) }
+    }
+
     /// The 8 lanes in reverse order.
     #[inline(always)]
     pub(super) fn rev8(x: __m128i) -> __m128i {
-        unsafe {
-            let x = _mm_shuffle_epi32::<0b01_00_11_10>(x);
-            _mm_shufflehi_epi16::<0b00_01_10_11>(_mm_shufflelo_epi16::<0b00_01_10_11>(x))
-        }
+        in_quads::<0b00_01_10_11>(unsafe { _mm_shuffle_epi32::<0b01_00_11_10>(x) })
+    }
+
+    /// Compare-exchange each lane with the same lane of `partner` (`x` with its lanes
+    /// moved): the lesser where `keep` has its lanes set, the greater elsewhere.
+    #[inline(always)]
+    fn exchange(x: __m128i, partner: __m128i, keep: __m128i) -> __m128i {
+        let (lo, hi) = cx(x, partner);
+        blend(keep, lo, hi)
     }
 
     /// Compare-exchange lanes i and i ^ 1.
     #[inline(always)]
     fn step1(x: __m128i) -> __m128i {
-        unsafe {
-            let p = _mm_shufflehi_epi16::<0b10_11_00_01>(_mm_shufflelo_epi16::<0b10_11_00_01>(x));
-            let (lo, hi) = cx(x, p);
-            blend(even(), lo, hi)
-        }
+        exchange(x, in_quads::<0b10_11_00_01>(x), even())
     }
 
     /// Compare-exchange lanes i and i ^ 2.
     #[inline(always)]
     fn step2(x: __m128i) -> __m128i {
-        unsafe {
-            let (lo, hi) = cx(x, _mm_shuffle_epi32::<0b10_11_00_01>(x));
-            blend(low_pairs(), lo, hi)
-        }
+        exchange(
+            x,
+            unsafe { _mm_shuffle_epi32::<0b10_11_00_01>(x) },
+            low_pairs(),
+        )
     }
 
     /// Compare-exchange lanes i and i ^ 4.
     #[inline(always)]
     fn step4(x: __m128i) -> __m128i {
-        unsafe {
-            let (lo, hi) = cx(x, _mm_shuffle_epi32::<0b01_00_11_10>(x));
-            _mm_unpacklo_epi64(lo, hi)
-        }
+        let (lo, hi) = cx(x, unsafe { _mm_shuffle_epi32::<0b01_00_11_10>(x) });
+        unsafe { _mm_unpacklo_epi64(lo, hi) }
     }
 
     /// Flip within each group of 4: lane i against lane 3 - i.
     #[inline(always)]
     fn flip4(x: __m128i) -> __m128i {
-        unsafe {
-            let p = _mm_shufflehi_epi16::<0b00_01_10_11>(_mm_shufflelo_epi16::<0b00_01_10_11>(x));
-            let (lo, hi) = cx(x, p);
-            blend(low_pairs(), lo, hi)
-        }
+        exchange(x, in_quads::<0b00_01_10_11>(x), low_pairs())
     }
 
     /// Flip the 8 lanes: lane i against lane 7 - i (the upper half comes out reversed).
