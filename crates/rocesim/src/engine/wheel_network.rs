@@ -7,9 +7,10 @@
 //! make a 128-bit vector; a compare-exchange of two vectors is one `min` and one `max`, and
 //! of lanes within a vector a shuffle, the two, and a blend. The network's steps depend on
 //! the slot's length only, never on its entries, so there is no branch on the data, and its
-//! depth (six steps for 8 lanes, ten for 16, fifteen for 32) is short. A selection, which
-//! finds the least lane again at every step, waits on a chain of a dozen vector operations
-//! per entry.
+//! depth (six steps for 8 lanes, ten for 16, fifteen for 32) is short. The selection sort
+//! this replaces found the least lane again at every step and so waited on a chain of a dozen
+//! dependent vector operations for each distinct time (docs/performance.md, "A sorting
+//! network for the wheel's slots").
 //!
 //! Entries due at the same picosecond come out in index order; each sorted lane's time
 //! compared with the one before's, on the vectors, finds them, and only those runs are put in
@@ -22,7 +23,8 @@ use super::wheel_slot::Slotted;
 
 /// Longest slot sorted by the network: four vectors of 8 lanes.
 pub(super) const NETWORK_MAX: usize = 32;
-/// Lanes that sort after every entry's (the network sorts whole vectors).
+/// The lanes beyond a slot's entries (the network sorts whole vectors): none sorts before
+/// it, and it equals an entry's only in a slot that fills every lane, where there is none.
 const PAD: i16 = i16::MAX;
 /// The top bit of a lane, flipped so that signed vector comparisons order lanes as unsigned.
 const BIAS: u16 = 0x8000;
