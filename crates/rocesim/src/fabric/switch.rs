@@ -8,7 +8,7 @@
 //! `pfc.rs`, marking in `ecn.rs`, flooding and static routes in `forwarding.rs`, the storm
 //! watchdog in `watchdog.rs`.
 
-use super::dscp::DscpPlanes;
+use super::dscp::DscpNibbles;
 use super::ecn::EcnMarker;
 use super::forwarding::ForwardingFaults;
 use super::isolation::Placement;
@@ -23,8 +23,8 @@ use crate::ids::{Priority, QueueId};
 use crate::packet::{flags, Header};
 
 /// One switch. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
-/// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, isolation, the
-/// DSCP map), line 1 (latency, ids, the TC maps and the forwarding-fault flag), then the
+/// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, the DSCP
+/// map), line 1 (latency, ids, the TC maps and the forwarding-fault flag), then the
 /// MMU's hot line (see the layout test at the end of this file).
 #[derive(Debug)]
 #[repr(C, align(64))]
@@ -34,12 +34,10 @@ pub struct Switch {
     pub ports: Box<[Port]>,
     /// Ingress XOFF held per local port: the priorities for which it holds its peer paused.
     pub xoff: Box<[XoffState]>,
-    /// Congestion isolation (IEEE 802.1Qcz), if enabled.
-    pub isolation: Option<Box<super::isolation::Isolation>>,
     /// DSCP → TC of the ingress ports (SONiC `DSCP_TO_TC_MAP`) when they all share one map:
     /// one packed table per switch, read from the switch's own line instead of a per-port
     /// table.
-    pub dscp_to_tc: DscpPlanes,
+    pub dscp_to_tc: DscpNibbles,
     // Line 1.
     /// DSCP → TC of each ingress port, by local port index, when ports are bound to different
     /// maps (`PORT_QOS_MAP`); empty when every port uses `dscp_to_tc`.
@@ -77,6 +75,9 @@ pub struct Switch {
     pub marker: EcnMarker,
     /// The PFC storm watchdog, if configured.
     pub watchdog: Option<PfcWatchdog>,
+    /// Congestion isolation (IEEE 802.1Qcz), if enabled. Off line 0: only a switch that is
+    /// not plain ([`Switch::is_plain`]) reads it on a frame's path.
+    pub isolation: Option<Box<super::isolation::Isolation>>,
 }
 
 impl Switch {
@@ -572,10 +573,9 @@ mod tests {
         let line0 = [
             line_of(offset_of!(Switch, ports), 16),
             line_of(offset_of!(Switch, xoff), 16),
-            line_of(offset_of!(Switch, isolation), 8),
-            line_of(offset_of!(Switch, dscp_to_tc), 24),
+            line_of(offset_of!(Switch, dscp_to_tc), 32),
         ];
-        assert_eq!(line0, [0; 4]);
+        assert_eq!(line0, [0; 3]);
         let line1 = [
             line_of(offset_of!(Switch, port_dscp_to_tc), 16),
             line_of(offset_of!(Switch, latency), 8),

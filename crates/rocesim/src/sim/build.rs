@@ -9,7 +9,7 @@ use crate::config::scenario::RouteAheadMode;
 use crate::config::Scenario;
 use crate::engine::rng::{salt, stream, StreamKind};
 use crate::engine::{Ctx, Event, EventQueue, PacketArena};
-use crate::fabric::dscp::DscpPlanes;
+use crate::fabric::dscp::DscpNibbles;
 use crate::fabric::ecn::EcnMarker;
 use crate::fabric::forwarding::ForwardingFaults;
 use crate::fabric::headroom::{auto_headroom, resolve, response_delay};
@@ -349,7 +349,7 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         pfc_quanta: p.pfc_quanta,
         pfc_enable: p.pfc_enable,
         tc_to_queue: p.tc_to_queue.map(QueueId),
-        dscp_to_tc: DscpPlanes::new(&p.dscp_to_tc),
+        dscp_to_tc: DscpNibbles::new(&p.dscp_to_tc),
         port_dscp_to_tc: port_dscp_maps(p, n).into_boxed_slice(),
         tc_to_pg: p.tc_to_pg.map(Priority),
         pg_prios: p.pg_priorities(),
