@@ -4,18 +4,30 @@
 //! runs are deterministic and the order needs no global sequence counter (which a run split
 //! over threads could not share).
 //!
-//! Almost every event in a packet network is due within a few microseconds (a frame's
-//! serialization, a link's propagation), so the queue is a timing wheel (Varghese & Lauck
-//! 1987): a power of two of slots of `2^shift` ps each (1.024 ns, or 2.048 ns in a fabric
-//! small enough for the cache: [`EventQueue::with_horizon_and_width`]) cover the near future, the earliest
-//! non-empty slot is kept at hand (a bitmap finds the next one when it empties), and the slot
-//! being drained is sorted once by (time, key) and read from a cursor (an event scheduled into
-//! it is inserted in order). A slot's entries hold the event and the bits of its time below
-//! the slot (16 bytes; the slot number gives the rest); the key is computed only to order
-//! entries of equal time. Events beyond the wheel's horizon (retransmission
-//! timers, pause expiries, flow starts) wait in a binary heap and move into the wheel as it turns; the
-//! heap's earliest slot is kept at hand, so a turn looks at the heap only when it must. Push
-//! and pop are O(1) for wheel events.
+//! Three structures hold the pending events, and a pop takes the earliest of their heads:
+//!
+//! - **Rings for the common delays** (`engine/delay_rings.rs`). Most events are due a
+//!   constant delay after they are scheduled (a frame's arrival one serialization plus one
+//!   propagation after it starts to leave; the end of its serialization), and events of one
+//!   delay come due in the order they were scheduled. A FIFO ring per common delay (up to
+//!   eight, given to the delays the run schedules most) holds them already in order, and a
+//!   tournament tree names the ring whose head runs first. On S1-none 97 % of events go to
+//!   rings, on S1 with HPCC and S4 88–90 %. A pop whose ring head is due before anything in
+//!   the wheel (`wheel_at`) looks no further.
+//! - **A timing wheel for the rest** (Varghese & Lauck 1987): a power of two of slots of
+//!   `2^shift` ps each (1.024 ns, or 2.048 ns in a fabric small enough for the cache:
+//!   [`EventQueue::with_horizon_and_width`]) cover the near future, the earliest non-empty
+//!   slot is kept at hand (a bitmap finds the next one when it empties), and the slot being
+//!   drained is sorted once by (time, key) and read from a cursor (an event scheduled into
+//!   it is inserted in order). A slot's entries hold the event and the bits of its time
+//!   below the slot (16 bytes; the slot number gives the rest); the key is computed only to
+//!   order entries of equal time.
+//! - **A binary heap** for events beyond the wheel's horizon (retransmission timers, pause
+//!   expiries, flow starts), which move into the wheel as it turns; the heap's earliest slot
+//!   is kept at hand, so a turn looks at the heap only when it must.
+//!
+//! Which structure holds an event never changes when it runs: each keeps (time, key) order,
+//! and the heads are compared by (time, key).
 //!
 //! The wheel is as small as the fabric allows ([`EventQueue::with_horizon`]): its horizon
 //! covers the longest link delay plus a largest frame's serialization, so that every arrival
@@ -24,9 +36,11 @@
 //! kept four times the buffers warm and ran S1 about 20 % slower than one that fits
 //! (docs/performance.md, "A wheel the size of the fabric").
 //!
-//! FIFO rings per event delay, merged by their heads, were measured against this wheel with
-//! the order kept exactly (docs/performance.md, "The event core with today's order kept"):
-//! they cost more instructions and misses per hop, so the wheel stays.
+//! Rings were first measured with the order of that time, (time, global sequence): they
+//! cost more instructions and misses per hop than the wheel (docs/performance.md, "The event
+//! core with today's order kept"). With the order by key, a slot's sort cost about 50
+//! instructions an event and its network a chain of dependent steps; rings need neither
+//! (docs/performance.md, "Rings for the common delays").
 
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
@@ -34,10 +48,13 @@ use std::collections::BinaryHeap;
 use super::event::{tie_mask, Event};
 use crate::units::Time;
 
+#[path = "delay_rings.rs"]
+mod delay_rings;
 #[path = "wheel_network.rs"]
 mod wheel_network;
 #[path = "wheel_slot.rs"]
 mod wheel_slot;
+use delay_rings::{DelayRings, PROMOTE_AFTER};
 #[cfg(test)]
 use wheel_slot::INSERTION_MAX;
 use wheel_slot::{prefetch_slot, push_fields, sort_slot, Slotted};
@@ -60,6 +77,12 @@ const IN_SLOT: u64 = (1 << SLOT_SHIFT) - 1;
 /// events, S4's (k = 16) about 27: 16 left S4's later arrivals without a hint
 /// (docs/performance.md, "Slots of a large fabric and routing one hop ahead").
 const HINT_AHEAD: usize = 32;
+/// Unless hints are batched, a ring's pop hints (`ahead`) the entry this many places behind
+/// the popped one.
+const RING_AHEAD: u32 = 4;
+/// Unless hints are batched, a ring's pop hints (`draining`) the entry this many places
+/// behind the popped one.
+const RING_DRAINING: u32 = 2;
 
 /// A pending event and its time (the overflow heap's entries). Entries order by time, then
 /// (only between events due at the same picosecond) by [`Event::key`] exclusive-or the time's
@@ -136,6 +159,16 @@ pub struct EventQueue {
     /// Slot of the overflow heap's earliest entry, or `u64::MAX` when the heap is empty: the
     /// wheel's turn checks this one number instead of calling `refill`.
     overflow_slot: u64,
+    /// Events of the common delays, one FIFO ring per delay (`engine/delay_rings.rs`).
+    rings: DelayRings,
+    /// No event in the wheel or the overflow heap is due before this time, ps (lowered by
+    /// every push there, raised when the wheel is looked at): a rings' event due earlier
+    /// pops without a look at the wheel.
+    wheel_at: u64,
+    /// Ring events are hinted a slot at a time ([`EventQueue::with_batched_hints`]).
+    batch_hints: bool,
+    /// The slot whose ring events were last hinted (`u64::MAX` before the first).
+    hinted: u64,
     now: Time,
 }
 
@@ -189,8 +222,31 @@ impl EventQueue {
             drain_i: 0,
             overflow: BinaryHeap::new(),
             overflow_slot: u64::MAX,
+            rings: DelayRings::new(PROMOTE_AFTER),
+            wheel_at: u64::MAX,
+            batch_hints: false,
+            hinted: u64::MAX,
             now: Time::ZERO,
         }
+    }
+    /// The queue, its rings given to a delay after `n` net votes instead of
+    /// [`PROMOTE_AFTER`] (tests: rings from the first few events, or none with `u32::MAX`).
+    #[cfg(test)]
+    fn with_promotion(mut self, n: u32) -> Self {
+        self.rings = DelayRings::new(n);
+        self
+    }
+    /// The queue, its ring events hinted a slot at a time when `on` (each slot's first ring
+    /// event hints the rings' events of that slot and of the next, in one batch) rather
+    /// than one at a time (each ring pop hints the entries a few places behind it). In a
+    /// fabric that outgrows the cache the hints' loads chain (a port's location, its
+    /// switch, its port) and miss: a batch overlaps them, where one at a time each waits
+    /// on its own, and S4 ran 15–20 % slower (docs/performance.md, "Rings for the common
+    /// delays"). In a small fabric the batch costs more than it saves. Hints only: the
+    /// order of events is the same either way.
+    pub fn with_batched_hints(mut self, on: bool) -> Self {
+        self.batch_hints = on;
+        self
     }
     /// The slot of time `t` ps.
     #[inline(always)]
@@ -217,6 +273,11 @@ impl EventQueue {
     #[inline(always)]
     pub fn schedule(&mut self, at: Time, event: Event) {
         debug_assert!(at >= self.now, "event scheduled in the past");
+        // Due a common delay from now: at the tail of that delay's ring. (An event due in
+        // the past gives a delay beyond any ring's and goes on to the wheel's checks.)
+        if self.rings.push(at.0.wrapping_sub(self.now.0), at.0, event) {
+            return;
+        }
         if (at.0 >> self.shift).wrapping_sub(self.cur) <= self.mask {
             self.put(at.0, event);
         } else {
@@ -232,6 +293,7 @@ impl EventQueue {
         let e = Entry { time, event };
         self.overflow_slot = self.overflow_slot.min(self.slot_of(time));
         self.overflow.push(Reverse(e));
+        self.wheel_at = self.wheel_at.min(time);
     }
     #[inline(always)]
     fn put(&mut self, time: u64, event: Event) {
@@ -248,6 +310,7 @@ impl EventQueue {
         );
         *word_mut(&mut self.bits, i) |= 1 << (i % 64);
         self.next = self.next.min(slot);
+        self.wheel_at = self.wheel_at.min(time);
     }
     /// [`EventQueue::put`] into the slot being drained (an event due within a slot of now,
     /// which is rare): among the entries not yet popped, in order. Out of line, so that the
@@ -266,6 +329,7 @@ impl EventQueue {
         v.insert(at, s);
         *word_mut(&mut self.bits, i) |= 1 << (i % 64);
         self.next = self.next.min(slot);
+        self.wheel_at = self.wheel_at.min(e.time);
     }
     /// Schedule `event` after `delay`.
     #[inline]
@@ -330,15 +394,20 @@ impl EventQueue {
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
         self.pop_until_with(end, |_| {}, |_| {})
     }
-    /// [`EventQueue::pop_until`], with two prefetch hints given when a slot starts
-    /// draining (each for up to `HINT_AHEAD`, 32, events):
-    /// - `ahead` on each event of the slot after it (unsorted): the events due about a slot
-    ///   from now, so the caller can start loading what they will touch first (a frame's
-    ///   packet, its egress port) while this slot's events run. The slot may still change,
-    ///   or be another turn's.
-    /// - `draining` on each event of the slot itself, in the order they will run, before
-    ///   the first of them does: what `ahead` loaded a slot ago (the packet) now names the
-    ///   next lines they will touch (its INT record), which can start loading too.
+    /// [`EventQueue::pop_until`], with two prefetch hints:
+    /// - `ahead` on events that will run soon, so the caller can start loading what they
+    ///   will touch first (a frame's packet, its egress port): when a wheel slot starts
+    ///   draining, on each event of the slot after it (unsorted, up to `HINT_AHEAD`; the slot
+    ///   may still change, or be another turn's); when a ring's head is popped, on the entry
+    ///   [`RING_AHEAD`] places behind it, or with batched hints
+    ///   ([`EventQueue::with_batched_hints`]) at a slot's first ring pop, on the rings'
+    ///   events of the next slot not yet named.
+    /// - `draining` on events about to run, whose first lines `ahead` loaded before: what
+    ///   they name (a packet's INT record) can start loading too. When a wheel slot starts
+    ///   draining, on each of its events in the order they will run, before the first of
+    ///   them does; when a ring's head is popped, on the entry [`RING_DRAINING`] places
+    ///   behind it, or with batched hints at a slot's first ring pop, on the rings' events
+    ///   of that slot not yet named.
     ///
     /// Hints only: what they do changes no result.
     #[inline(always)]
@@ -348,40 +417,131 @@ impl EventQueue {
         ahead: impl Fn(Event),
         draining: impl Fn(Event),
     ) -> Option<(Time, Event)> {
-        // The slot being drained has entries left: the next one is the earliest event
-        // (nothing is due before now, and now lies in that slot).
-        let i = self.drain_i;
-        let v = slot_mut(&mut self.slots, i);
-        if let Some(&e) = v.get(self.head) {
-            let t = self.draining << self.shift | u64::from(e.lo);
-            if t > end.0 {
-                return None;
-            }
-            self.head += 1;
-            self.now = Time(t);
-            return Some((self.now, e.event));
+        let (r, rt) = self.rings.first();
+        // The rings' first event runs before anything in the wheel or the heap: the common
+        // case, decided by one comparison.
+        if rt < self.wheel_at {
+            return self.pop_ring(r, rt, end, &ahead, &draining);
         }
-        if self.head != 0 && self.head != usize::MAX {
-            // Finished: its last entry was popped before.
-            self.drained(i);
-        }
-        self.pop_from_next_slot(end, ahead, draining)
+        self.pop_compared(end, &ahead, &draining)
     }
-    /// [`EventQueue::pop_until_with`] when the slot being drained is empty: start draining
-    /// the next non-empty slot (sort it, hint its own and its successor's events), or turn
-    /// the wheel to the overflow heap's first event when the wheel is empty.
+    /// [`EventQueue::pop_until_with`] when the wheel (or the heap) may hold the earliest
+    /// event: find the wheel's earliest, compare it with the rings' first, and pop the one
+    /// that runs first; `wheel_at` is brought up to the wheel's earliest time (or a bound
+    /// on it).
     #[inline(always)]
-    fn pop_from_next_slot(
+    fn pop_compared(
         &mut self,
         end: Time,
-        ahead: impl Fn(Event),
-        draining: impl Fn(Event),
+        ahead: &impl Fn(Event),
+        draining: &impl Fn(Event),
     ) -> Option<(Time, Event)> {
+        loop {
+            let (r, rt) = self.rings.first();
+            // The slot being drained has entries left: its next one is the wheel's earliest
+            // event (nothing is due before now, and now lies in that slot or after it).
+            let i = self.drain_i;
+            let v = slot_mut(&mut self.slots, i);
+            if let Some(&e) = v.get(self.head) {
+                let t = self.draining << self.shift | u64::from(e.lo);
+                if t < rt || t == rt && self.wheel_wins_tie(e.event, r, t) {
+                    if t > end.0 {
+                        return None;
+                    }
+                    self.head += 1;
+                    // The next entry's time if there is one; the one popped bounds the rest.
+                    let base = self.draining << self.shift;
+                    let v = self::slot(&self.slots, i);
+                    self.wheel_at = v.get(self.head).map_or(t, |n| base | u64::from(n.lo));
+                    self.now = Time(t);
+                    return Some((self.now, e.event));
+                }
+                self.wheel_at = t;
+                return self.pop_ring(r, rt, end, ahead, draining);
+            }
+            if self.head != 0 && self.head != usize::MAX {
+                // Finished: its last entry was popped before.
+                self.drained(i);
+            }
+            // The wheel's next slot, or the overflow heap's, starts no earlier than this.
+            let bound = if self.next != u64::MAX {
+                self.next << self.shift
+            } else {
+                self.overflow_slot.saturating_mul(1 << self.shift)
+            };
+            self.wheel_at = bound;
+            if bound > rt {
+                return self.pop_ring(r, rt, end, ahead, draining);
+            }
+            if !self.start_next_slot(end, rt, ahead, draining) {
+                return None;
+            }
+        }
+    }
+    /// Between the wheel's earliest event `e` and ring `r`'s head, both due at `t`: does
+    /// the wheel's run first (the lower key)?
+    #[cold]
+    #[inline(never)]
+    fn wheel_wins_tie(&self, e: Event, r: usize, t: u64) -> bool {
+        let m = tie_mask(t);
+        e.key() ^ m < self.rings.head_event(r).key() ^ m
+    }
+    /// Pop ring `r`'s head, due at `rt` (the earliest pending event), unless it is due after
+    /// `end`; hint the entries behind it.
+    #[inline(always)]
+    fn pop_ring(
+        &mut self,
+        r: usize,
+        rt: u64,
+        end: Time,
+        ahead: &impl Fn(Event),
+        draining: &impl Fn(Event),
+    ) -> Option<(Time, Event)> {
+        if rt > end.0 {
+            return None;
+        }
+        let event = self.rings.pop(r, rt);
+        if self.batch_hints {
+            let slot = rt >> self.shift;
+            if slot != self.hinted {
+                // The first ring event of a slot: hint the rings' events of this slot and
+                // the next, as a wheel slot does when it starts draining.
+                self.hinted = slot;
+                let (next, after) = ((slot + 1) << self.shift, (slot + 2) << self.shift);
+                self.rings.hint(next, after, draining, ahead);
+            }
+        } else {
+            if let Some(h) = self.rings.ahead(r, RING_AHEAD - 1) {
+                ahead(h);
+            }
+            if let Some(h) = self.rings.ahead(r, RING_DRAINING - 1) {
+                draining(h);
+            }
+        }
+        self.now = Time(rt);
+        Some((self.now, event))
+    }
+    /// Start draining the wheel's next non-empty slot (sort it, hint its own and its
+    /// successor's events), turning the wheel to the overflow heap's first event when the
+    /// wheel is empty; called when that slot starts no later than the rings' first event,
+    /// due at `rt`. False when nothing is due by `end` (nothing changes then, but the
+    /// slot's sort: events scheduled meanwhile are appended to it, and it is sorted again
+    /// when time reaches it).
+    #[inline(always)]
+    fn start_next_slot(
+        &mut self,
+        end: Time,
+        rt: u64,
+        ahead: &impl Fn(Event),
+        draining: &impl Fn(Event),
+    ) -> bool {
         let mut slot = self.next;
         if slot == u64::MAX {
-            let Reverse(e) = self.overflow.peek()?;
-            if e.time() > end.0 {
-                return None;
+            let Some(Reverse(e)) = self.overflow.peek() else {
+                return false;
+            };
+            if e.time() > end.0 && rt > end.0 {
+                return false;
             }
             // The wheel is empty: turn it to the heap's first event.
             self.cur = self.slot_of(e.time);
@@ -392,12 +552,9 @@ impl EventQueue {
         let v = slot_mut(&mut self.slots, i);
         // The slot being drained is empty, so this one is not it: sort it.
         sort_slot(v, slot << self.shift, self.shift);
-        let e = v[0];
-        let t = slot << self.shift | u64::from(e.lo);
-        if t > end.0 {
-            // Not drained yet: events scheduled meanwhile are appended to it, and it is
-            // sorted again when time reaches it.
-            return None;
+        let t = slot << self.shift | u64::from(v[0].lo);
+        if t > end.0 && rt > end.0 {
+            return false;
         }
         let m = self.mask as usize;
         let v = self::slot(&self.slots, i);
@@ -409,16 +566,16 @@ impl EventQueue {
             ahead(s.event);
         }
         prefetch_slot(self::slot(&self.slots, (i + 2) & m));
-        // Drained from here on: the slot is sorted, and time reaches it.
+        // Drained from here on: the slot is sorted, and time reaches it (its first event
+        // or the rings' first, which is no earlier than the slot's start, runs next).
         self.draining = slot;
         self.drain_i = i;
-        self.head = 1;
+        self.head = 0;
         if slot != self.cur {
             self.cur = slot;
             self.refill();
         }
-        self.now = Time(t);
-        Some((self.now, e.event))
+        true
     }
     /// The slot being drained (index `i`) is finished (its last entry was popped): empty it,
     /// and find the next non-empty slot.
@@ -457,7 +614,8 @@ impl EventQueue {
             .overflow
             .iter()
             .map(|Reverse(e)| (Time(e.time), e.event));
-        wheel.chain(far)
+        let rings = self.rings.pending().map(|(t, e)| (Time(t), e));
+        wheel.chain(far).chain(rings)
     }
     /// A time no pending event is due before: the start of the earliest non-empty slot,
     /// or the overflow heap's first event (`Time::NEVER` when nothing is pending). A run
@@ -475,7 +633,7 @@ impl EventQueue {
             }
             slot => slot << self.shift,
         };
-        Time(near.min(far))
+        Time(near.min(far).min(self.rings.first().1))
     }
     /// Is the slot being drained finished: its last entry popped, not yet emptied?
     fn finished(&self) -> bool {

@@ -1,5 +1,6 @@
 //! Tests of the event queue: its order against reference heaps and lists, the wheel's turn
-//! and its overflow heap, and wheels of any size.
+//! and its overflow heap, wheels of any size, and the rings of common delays beside them
+//! (given from the first events or never, so that both paths meet every case).
 
 use super::*;
 use proptest::prelude::*;
@@ -217,10 +218,11 @@ proptest! {
     /// and on the pending events (checked now and then).
     #[test]
     fn pop_until_matches_a_reference_heap(
+        promote in prop_oneof![Just(1u32), Just(3), Just(u32::MAX)],
         ops in proptest::collection::vec((0usize..9, 0u64..20_000_000, 0u8..3), 1..600)
     ) {
         const HORIZON: u64 = (DEFAULT_SLOTS as u64) << SLOT_SHIFT;
-        let mut q = EventQueue::new();
+        let mut q = EventQueue::new().with_promotion(promote);
         // (time, masked key, component): the key decides, the component names the event.
         let mut reference: BinaryHeap<Reverse<(u64, u64, u32)>> = BinaryHeap::new();
         let mut seq = 0u64;
@@ -273,8 +275,11 @@ proptest! {
     /// Against a reference (a sorted list): any mix of near and far events, scheduled
     /// while popping, comes out in exact (time, key) order.
     #[test]
-    fn matches_a_sorted_reference(ops in proptest::collection::vec((0u64..30_000_000, 0u8..4), 1..400)) {
-        let mut q = EventQueue::new();
+    fn matches_a_sorted_reference(
+        promote in prop_oneof![Just(1u32), Just(u32::MAX)],
+        ops in proptest::collection::vec((0u64..30_000_000, 0u8..4), 1..400),
+    ) {
+        let mut q = EventQueue::new().with_promotion(promote);
         let mut reference: Vec<(u64, u64, u32)> = Vec::new();
         let mut seq = 0u64;
         let mut out = Vec::new();
@@ -313,6 +318,30 @@ proptest! {
         same_pops(EventQueue::with_slots(64, SLOT_SHIFT), EventQueue::new(), &ops, 1)?;
     }
 
+    /// Rings change no pop: the same schedule with rings given to the first delays seen
+    /// twice (and to the commonest in a real run: a fixed transmit time, a fixed arrival
+    /// delay) and with no rings at all gives the same events at the same times. Times on a
+    /// 500 ps grid, so that many events fall due at the same picosecond, in a ring, across
+    /// rings, and between a ring and the wheel.
+    #[test]
+    fn rings_change_no_pop(
+        shift in 10u32..=12,
+        ops in proptest::collection::vec((0u64..3_000_000, 0u8..6), 1..500),
+    ) {
+        let ops: Vec<(u64, u8)> = ops
+            .into_iter()
+            .map(|(d, op)| match op {
+                // A fixed delay, as a frame's serialization or arrival gives.
+                4 => (86_500, 3),
+                5 => (1_086_500, 3),
+                _ => (d, op),
+            })
+            .collect();
+        let rings = EventQueue::with_slots(1024, shift).with_promotion(2);
+        let none = EventQueue::new().with_promotion(u32::MAX);
+        same_pops(rings, none, &ops, 500)?;
+    }
+
     /// Slots of 2.048 and 4.096 ns (on small wheels, so that the overflow heap and the
     /// turns take part) give the same events at the same times as 1.024 ns ones: the width
     /// is the wheel's business, the order is (time, key). Times on a 500 ps grid, so that
@@ -329,8 +358,10 @@ proptest! {
 /// Run `ops` on queues `a` and `b` and hold them to the same pops at the same times: `(d,
 /// 0)` pops up to `d % 100 µs` from now, `(d, 1..=3)` schedules an event (an arrival or a
 /// transmit end, two thirds of them the latter) `d` ps from now (modulo 2 ns, 70 ns or not),
-/// rounded down to `grid`. Both queues' `next_bound` must stay at or before their first
-/// pending event.
+/// rounded down to `grid`, each event for a component of its own (two events due at the
+/// same picosecond with the same key are the same event in a run, and a ring and the wheel
+/// may give such a pair in either order). Both queues' `next_bound` must stay at or before
+/// their first pending event.
 fn same_pops(
     mut a: EventQueue,
     mut b: EventQueue,
@@ -351,7 +382,8 @@ fn same_pops(
             } / grid
                 * grid;
             seq += 1;
-            let id = seq.wrapping_mul(2_654_435_761) % 97;
+            // A bijection of the sequence number: components in no particular order.
+            let id = seq.wrapping_mul(2_654_435_761);
             let e = if seq % 3 == 0 {
                 Event::LinkArrive {
                     port: id,
@@ -520,4 +552,66 @@ fn scheduling_before_an_advanced_clock_panics() {
         r.is_err(),
         "an event at 20 ns after now = 50 ns was accepted"
     );
+}
+
+/// A ring's pops hint the entries behind them: one at a time, `ahead` the entry
+/// `RING_AHEAD` places behind the popped one and `draining` the one `RING_DRAINING` behind;
+/// batched, each slot's first pop hints (`draining`) the ring events of its slot and
+/// (`ahead`) those of the next. Events 100 ps apart in 1.024 ns slots, due 5 µs after they
+/// are scheduled (a ring's delay once the first two have voted for it).
+#[test]
+fn ring_pops_hint_the_entries_behind_them() {
+    for batched in [false, true] {
+        let mut q = EventQueue::new()
+            .with_promotion(1)
+            .with_batched_hints(batched);
+        // Scheduled 100 ps apart, each 5 µs ahead: one delay.
+        for k in 0..40u32 {
+            q.advance_to(Time(u64::from(k) * 100));
+            q.schedule(Time(5_000_000 + u64::from(k) * 100), Event::TxDone(k));
+        }
+        let seen = std::cell::RefCell::new(Vec::new());
+        let drained = std::cell::RefCell::new(Vec::new());
+        let mut popped = 0;
+        let (mut all_seen, mut all_drained) = (Vec::new(), Vec::new());
+        while let Some((t, e)) = q.pop_until_with(
+            Time::NEVER,
+            |e| seen.borrow_mut().push(e),
+            |e| drained.borrow_mut().push(e),
+        ) {
+            let Event::TxDone(k) = e else { panic!("{e:?}") };
+            assert_eq!((t.0, k), (5_000_000 + u64::from(popped) * 100, popped));
+            let (s, d) = (seen.take(), drained.take());
+            // The first two went to the wheel, and its slot's start hinted them; the ring
+            // holds the rest.
+            if k >= 2 && !batched {
+                let behind = |n: u32| (k + n < 40).then_some(Event::TxDone(k + n)).into_iter();
+                assert_eq!(s, behind(RING_AHEAD).collect::<Vec<_>>(), "k {k}");
+                assert_eq!(d, behind(RING_DRAINING).collect::<Vec<_>>(), "k {k}");
+            }
+            if k >= 2 && batched {
+                // Each slot's first pop names, once each, the ring's entries behind it due
+                // before the end of its slot (`draining`) and of the next (`ahead`).
+                let slot = t.0 >> SLOT_SHIFT;
+                let first_of_slot = k == 2 || (t.0 - 100) >> SLOT_SHIFT != slot;
+                let due_before = |end: u64, named: &[Event]| {
+                    (k + 1..40)
+                        .filter(|&j| 5_000_000 + u64::from(j) * 100 < end << SLOT_SHIFT)
+                        .map(Event::TxDone)
+                        .filter(|e| !named.contains(e))
+                        .collect::<Vec<_>>()
+                };
+                if first_of_slot {
+                    assert_eq!(d, due_before(slot + 1, &all_drained), "k {k}");
+                    assert_eq!(s, due_before(slot + 2, &all_seen), "k {k}");
+                } else {
+                    assert!(s.is_empty() && d.is_empty(), "k {k}");
+                }
+                all_seen.extend(s);
+                all_drained.extend(d);
+            }
+            popped += 1;
+        }
+        assert_eq!(popped, 40);
+    }
 }

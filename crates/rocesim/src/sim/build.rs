@@ -428,9 +428,12 @@ fn build_nic(sc: &Scenario, h: usize, port: Port) -> Nic {
 }
 
 /// The event queue, its wheel sized for the fabric: its horizon ([`wheel_horizon`]) and its
-/// slots' width ([`slot_shift`]).
+/// slots' width ([`slot_shift`]); its ring events hinted a slot at a time where the fabric
+/// outgrows the cache (as `RouteAhead::worth_it` decides; `EventQueue::with_batched_hints`).
 fn event_queue(sc: &Scenario, plan: &PortPlan) -> EventQueue {
+    let switch_ports = plan.switch_ports.iter().map(Vec::len).sum();
     EventQueue::with_horizon_and_width(wheel_horizon(sc, plan), slot_shift(plan))
+        .with_batched_hints(RouteAhead::worth_it(switch_ports))
 }
 
 /// log2 of the event wheel's slot width in ps: 2.048 ns slots (11) where the switches' ports
