@@ -378,7 +378,9 @@ impl DelayRings {
         let s = s % RINGS;
         let ts = self.head_time[s];
         if ts == *tw {
-            if self.sibling_wins_tie(s, *w, ts) {
+            // Two empty rings (or subtrees) meet at every level above a ring that is rarely
+            // used: that tie needs no keys.
+            if ts != EMPTY && self.sibling_wins_tie(s, *w, ts) {
                 *w = s;
             }
         } else {
@@ -389,12 +391,12 @@ impl DelayRings {
         }
     }
 
-    /// Heads of rings `s` and `w` due at the same picosecond `t` (or both rings empty):
-    /// does `s`'s run first (the lower key)?
+    /// Heads of rings `s` and `w` due at the same picosecond `t`: does `s`'s run first (the
+    /// lower key)?
     #[cold]
     #[inline(never)]
     fn sibling_wins_tie(&self, s: usize, w: usize, t: u64) -> bool {
-        t != EMPTY && tie_key(self.head_event(s), t) < tie_key(self.head_event(w), t)
+        tie_key(self.head_event(s), t) < tie_key(self.head_event(w), t)
     }
 
     /// Every entry of every ring with its time, in no particular order (an entry is due
