@@ -5,9 +5,10 @@
 //! leave, the end of its serialization one serialization after. Events scheduled with the
 //! same delay `d` from a clock that never goes back come due in the order they were
 //! scheduled, so a FIFO ring per delay holds them already sorted by time: a push appends, a
-//! pop takes the head, and nothing is sorted (the issue's "one ring buffer per distinct
-//! delay"). On S1-none five delays (two arrival delays, three serializations) carry 97 % of
-//! the events, on S1 with HPCC and on S4 88–90 %.
+//! pop takes the head, and nothing is sorted. One ring per delay serves events of every
+//! class: at a tie the key orders classes, in a ring as between rings. On S1-none five
+//! delays (two arrival delays, three serializations) carry 97 % of the events, on S1 with
+//! HPCC and on S4 88–90 % (docs/performance.md, "Rings for the common delays").
 //!
 //! - **Which delays get a ring.** A small table, hashed by the delay, counts the delays of
 //!   the events that go to the wheel (a majority vote per bucket, Misra & Gries 1982): a
