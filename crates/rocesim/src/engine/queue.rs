@@ -50,11 +50,14 @@ use crate::units::Time;
 
 #[path = "delay_rings.rs"]
 mod delay_rings;
+#[path = "wheel_bitmap.rs"]
+mod wheel_bitmap;
 #[path = "wheel_network.rs"]
 mod wheel_network;
 #[path = "wheel_slot.rs"]
 mod wheel_slot;
 use delay_rings::{DelayRings, PROMOTE_AFTER};
+use wheel_bitmap::SlotBitmap;
 #[cfg(test)]
 use wheel_slot::INSERTION_MAX;
 use wheel_slot::{prefetch_slot, push_fields, sort_slot, Slotted};
@@ -132,10 +135,7 @@ pub struct EventQueue {
     /// Bits of a time below its slot number (`2^shift - 1`).
     in_slot: u64,
     /// One bit per slot: non-empty.
-    bits: Box<[u64]>,
-    /// One bit per word of `bits`: non-zero (kept where `bits` has at most 64 words, 4,096
-    /// slots; a larger wheel scans `bits`).
-    summary: u64,
+    bits: SlotBitmap,
     /// The number of slots minus one: a slot number masked by it is its index.
     mask: u64,
     /// Absolute slot number of the wheel's current position; the wheel holds slots
@@ -216,8 +216,7 @@ impl EventQueue {
             slots: (0..n).map(|_| Vec::new()).collect(),
             shift,
             in_slot: (1 << shift) - 1,
-            bits: vec![0; n / 64].into_boxed_slice(),
-            summary: 0,
+            bits: SlotBitmap::new(n),
             mask: n as u64 - 1,
             cur: 0,
             next: u64::MAX,
@@ -312,7 +311,7 @@ impl EventQueue {
             (time & self.in_slot) as u32,
             event,
         );
-        self.mark(i);
+        self.bits.set(i);
         self.next = self.next.min(slot);
         self.wheel_at = self.wheel_at.min(time);
     }
@@ -331,7 +330,7 @@ impl EventQueue {
         let base = slot << self.shift;
         let at = self.head + v[self.head..].partition_point(|x| !s.before(x, base));
         v.insert(at, s);
-        self.mark(i);
+        self.bits.set(i);
         self.next = self.next.min(slot);
         self.wheel_at = self.wheel_at.min(e.time);
     }
@@ -364,77 +363,21 @@ impl EventQueue {
         }
         self.overflow_slot = u64::MAX;
     }
-    /// Mark slot index `i` non-empty.
-    #[inline(always)]
-    fn mark(&mut self, i: usize) {
-        *word_mut(&mut self.bits, i) |= 1 << (i % 64);
-        self.summary |= 1u64 << (i / 64 % 64);
-    }
     /// Absolute slot of the first non-empty wheel slot at or after `cur`, `u64::MAX` if none.
-    /// With rings beside it the wheel is sparse (on S1-none a slot in eight holds an event),
-    /// and a scan of the bitmap word by word cost about 30 instructions a hop; the summary
-    /// finds the next non-empty word at once.
     fn next_slot(&self) -> u64 {
-        let words = self.bits.len();
-        if words > 64 {
-            return self.next_slot_but(usize::MAX);
-        }
         let start = (self.cur & self.mask) as usize;
-        let sw = start / 64;
-        let found = |w: usize, b: u64| {
-            let i = (w * 64 + b.trailing_zeros() as usize) as u64;
-            self.cur + (i.wrapping_sub(self.cur) & self.mask)
-        };
-        let b = self.bits[sw] & (!0u64 << (start % 64));
-        if b != 0 {
-            return found(sw, b);
-        }
-        // The words after `sw`, in wheel order: bit j of `after` is word sw + 1 + j.
-        let after = if words == 64 {
-            self.summary.rotate_right(sw as u32 + 1)
-        } else {
-            // The words repeated above themselves, so that the shift wraps (2 * words <= 64).
-            let twice = self.summary | self.summary << words;
-            twice >> (sw + 1) & ((1u64 << words) - 1)
-        };
-        if after == 0 {
-            return u64::MAX;
-        }
-        let w = (sw + 1 + after.trailing_zeros() as usize) & (words - 1);
-        // Back at `sw`: only its slots before `start` are left.
-        let b = if w == sw {
-            self.bits[sw] & ((1u64 << (start % 64)) - 1)
-        } else {
-            self.bits[w]
-        };
-        if b == 0 {
-            return u64::MAX;
-        }
-        found(w, b)
+        self.slot_at(self.bits.first_from(start))
     }
     /// [`EventQueue::next_slot`], the slot of index `skip` taken as empty.
     fn next_slot_but(&self, skip: usize) -> u64 {
         let start = (self.cur & self.mask) as usize;
-        let words = self.bits.len();
-        for k in 0..words + 1 {
-            // A power of two: the mask takes the place of a division.
-            let w = (start / 64 + k) & (words - 1);
-            let mut bits = self.bits[w];
-            if w == skip / 64 {
-                bits &= !(1 << (skip % 64));
-            }
-            if k == 0 {
-                bits &= !0u64 << (start % 64);
-            } else if k == words {
-                bits &= (1u64 << (start % 64)).wrapping_sub(1);
-            }
-            if bits != 0 {
-                let i = (w * 64 + bits.trailing_zeros() as usize) as u64;
-                let ahead = i.wrapping_sub(self.cur) & self.mask;
-                return self.cur + ahead;
-            }
-        }
-        u64::MAX
+        self.slot_at(self.bits.first_from_but(start, skip))
+    }
+    /// The absolute slot of wheel index `i` (one of `cur .. cur + slots`), `u64::MAX` for none.
+    fn slot_at(&self, i: Option<usize>) -> u64 {
+        i.map_or(u64::MAX, |i| {
+            self.cur + ((i as u64).wrapping_sub(self.cur) & self.mask)
+        })
     }
     /// Remove the earliest event if it is due no later than `end`, and advance time to it.
     /// An event after `end` stays queued and time does not move.
@@ -631,14 +574,10 @@ impl EventQueue {
     fn drained(&mut self, i: usize) {
         slot_mut(&mut self.slots, i).clear();
         self.head = 0;
-        let w = word_mut(&mut self.bits, i);
-        *w &= !(1 << (i % 64));
-        if *w == 0 {
-            self.summary &= !(1u64 << (i / 64 % 64));
-        }
+        self.bits.clear(i);
         // The next slot is usually busy too: one bit says so without a scan.
         let j = (i + 1) & self.mask as usize;
-        self.next = if *word_mut(&mut self.bits, j) & 1 << (j % 64) != 0 {
+        self.next = if self.bits.is_set(j) {
             self.draining + 1
         } else {
             self.next_slot()
@@ -727,14 +666,10 @@ fn slot_mut(slots: &mut [Vec<Slotted>], i: usize) -> &mut Vec<Slotted> {
     unsafe { slots.get_unchecked_mut(i) }
 }
 
-/// The bitmap word of slot `i` (masked as for [`slot`]; the bitmap has one bit per slot).
-#[inline(always)]
-fn word_mut(bits: &mut [u64], i: usize) -> &mut u64 {
-    debug_assert!(i / 64 < bits.len());
-    // SAFETY: `i < slots` and `bits.len() == slots / 64`, so `i / 64 < bits.len()`.
-    unsafe { bits.get_unchecked_mut(i / 64) }
-}
-
 #[cfg(test)]
 #[path = "queue_tests.rs"]
 mod tests;
+
+#[cfg(test)]
+#[path = "queue_hint_tests.rs"]
+mod hint_tests;
