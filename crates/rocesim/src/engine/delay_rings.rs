@@ -25,7 +25,7 @@
 //!   comparisons), a push only when it changes a ring's head. The queue compares that head
 //!   with the wheel's.
 
-use super::{tie_mask, Event};
+use super::Event;
 
 /// Rings (a power of two: the leaves of the tournament tree).
 pub(super) const RINGS: usize = 8;
@@ -60,12 +60,6 @@ struct Ringed {
 #[inline(always)]
 fn time_of(lo: u32, now: u64) -> u64 {
     now + u64::from(lo.wrapping_sub(now as u32))
-}
-
-/// The order among events due at picosecond `t` of `event`.
-#[inline(always)]
-fn tie_key(event: Event, t: u64) -> u64 {
-    event.key() ^ tie_mask(t)
 }
 
 /// The rings, the table that gives a delay its ring, and the tree that merges their heads.
@@ -211,11 +205,11 @@ impl DelayRings {
     #[cold]
     #[inline(never)]
     fn tie_place(&mut self, r: usize, mut j: u32, time: u64, event: Event) -> u32 {
-        let k = tie_key(event, time);
+        let k = event.tie_key(time);
         let lo = time as u32;
         while j != self.head[r] {
             let prev = *self.at(r, j.wrapping_sub(1));
-            if prev.lo != lo || tie_key(prev.event, time) < k {
+            if prev.lo != lo || prev.event.tie_key(time) < k {
                 break;
             }
             *self.at_mut(r, j) = prev;
@@ -397,7 +391,7 @@ impl DelayRings {
     #[cold]
     #[inline(never)]
     fn sibling_wins_tie(&self, s: usize, w: usize, t: u64) -> bool {
-        tie_key(self.head_event(s), t) < tie_key(self.head_event(w), t)
+        self.head_event(s).tie_key(t) < self.head_event(w).tie_key(t)
     }
 
     /// Every entry of every ring with its time, in no particular order (an entry is due
@@ -474,7 +468,7 @@ mod tests {
                 for id in [7u32, 3, 5] {
                     let id = id + 10 * (d as u32 / 700);
                     assert!(r.push(d, now + d, Event::TxDone(id)));
-                    want.push((now + d, tie_key(Event::TxDone(id), now + d), id));
+                    want.push((now + d, Event::TxDone(id).tie_key(now + d), id));
                 }
             }
             // Pop what is due by now (the clock never passes a pending event).

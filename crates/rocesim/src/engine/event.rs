@@ -110,6 +110,14 @@ impl Event {
         }
     }
 
+    /// The order among events due at picosecond `time_ps`: [`Event::key`] exclusive-or
+    /// [`tie_mask`] of the time. The one comparison every structure of the queue makes
+    /// between two events due at the same picosecond.
+    #[inline(always)]
+    pub fn tie_key(self, time_ps: u64) -> u64 {
+        self.key() ^ tie_mask(time_ps)
+    }
+
     /// The event's place among events due at the same picosecond: its class in the top 6
     /// bits, then the component it names (port, NIC, QP, flow, fault) and any further field
     /// (priority, quanta, start). The queue orders events by (time, class, component and

@@ -1,6 +1,6 @@
 //! The event queue, ordered by (time, event key): events at the same picosecond run in the
 //! order of [`Event::key`] (class, then component and detail, permuted by the time's
-//! [`tie_mask`] so no component always wins ties), whatever order they were scheduled in, so
+//! [`tie_mask`](super::event::tie_mask) so no component always wins ties), whatever order they were scheduled in, so
 //! runs are deterministic and the order needs no global sequence counter (which a run split
 //! over threads could not share).
 //!
@@ -22,9 +22,9 @@
 //!   it is inserted in order). A slot's entries hold the event and the bits of its time
 //!   below the slot (16 bytes; the slot number gives the rest); the key is computed only to
 //!   order entries of equal time.
-//! - **A binary heap** for events beyond the wheel's horizon (retransmission timers, pause
-//!   expiries, flow starts), which move into the wheel as it turns; the heap's earliest slot
-//!   is kept at hand, so a turn looks at the heap only when it must.
+//! - **A binary heap** for events beyond the wheel's horizon (`engine/far_events.rs`:
+//!   retransmission timers, pause expiries, flow starts), which move into the wheel as it
+//!   turns; the heap's earliest slot is kept at hand, so a turn looks at it only when it must.
 //!
 //! Which structure holds an event never changes when it runs: each keeps (time, key) order,
 //! and the heads are compared by (time, key).
@@ -42,14 +42,13 @@
 //! instructions an event and its network a chain of dependent steps; rings need neither
 //! (docs/performance.md, "Rings for the common delays").
 
-use std::cmp::Reverse;
-use std::collections::BinaryHeap;
-
-use super::event::{tie_mask, Event};
+use super::event::Event;
 use crate::units::Time;
 
 #[path = "delay_rings.rs"]
 mod delay_rings;
+#[path = "far_events.rs"]
+mod far_events;
 #[path = "wheel_bitmap.rs"]
 mod wheel_bitmap;
 #[path = "wheel_network.rs"]
@@ -57,10 +56,11 @@ mod wheel_network;
 #[path = "wheel_slot.rs"]
 mod wheel_slot;
 use delay_rings::{DelayRings, PROMOTE_AFTER};
+use far_events::{Entry, FarEvents};
 use wheel_bitmap::SlotBitmap;
 #[cfg(test)]
 use wheel_slot::INSERTION_MAX;
-use wheel_slot::{prefetch_slot, push_fields, sort_slot, Slotted};
+use wheel_slot::{prefetch_slot, push_fields, slot, slot_mut, sort_slot, Slotted};
 
 /// log2 of a slot's width in picoseconds in a wheel made without a width (1.024 ns).
 const SLOT_SHIFT: u32 = 10;
@@ -86,44 +86,6 @@ const RING_AHEAD: u32 = 4;
 /// Unless hints are batched, a ring's pop hints (`draining`) the entry this many places
 /// behind the popped one.
 const RING_DRAINING: u32 = 2;
-
-/// A pending event and its time (the overflow heap's entries). Entries order by time, then
-/// (only between events due at the same picosecond) by [`Event::key`] exclusive-or the time's
-/// [`tie_mask`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-struct Entry {
-    time: u64,
-    event: Event,
-}
-
-impl Entry {
-    /// The order among entries of the same time.
-    #[inline(always)]
-    fn tie_key(&self) -> u64 {
-        self.event.key() ^ tie_mask(self.time)
-    }
-}
-
-impl PartialOrd for Entry {
-    #[inline(always)]
-    fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
-        Some(self.cmp(o))
-    }
-}
-
-impl Ord for Entry {
-    #[inline(always)]
-    fn cmp(&self, o: &Self) -> std::cmp::Ordering {
-        (self.time.cmp(&o.time)).then_with(|| self.tie_key().cmp(&o.tie_key()))
-    }
-}
-
-impl Entry {
-    #[inline]
-    fn time(&self) -> u64 {
-        self.time
-    }
-}
 
 /// Pending events.
 #[derive(Debug)]
@@ -158,10 +120,8 @@ pub struct EventQueue {
     /// Index of the slot being drained (`draining` masked; 0 before the first pop), kept so
     /// that a pop need not mask it again.
     drain_i: usize,
-    overflow: BinaryHeap<Reverse<Entry>>,
-    /// Slot of the overflow heap's earliest entry, or `u64::MAX` when the heap is empty: the
-    /// wheel's turn checks this one number instead of calling `refill`.
-    overflow_slot: u64,
+    /// Events beyond the wheel's horizon (`engine/far_events.rs`).
+    far: FarEvents,
     /// Events of the common delays, one FIFO ring per delay (`engine/delay_rings.rs`).
     rings: DelayRings,
     /// No event in the wheel or the overflow heap is due before this time, ps (lowered by
@@ -223,8 +183,7 @@ impl EventQueue {
             draining: u64::MAX,
             head: usize::MAX,
             drain_i: 0,
-            overflow: BinaryHeap::new(),
-            overflow_slot: u64::MAX,
+            far: FarEvents::new(),
             rings: DelayRings::new(PROMOTE_AFTER),
             wheel_at: u64::MAX,
             batch_hints: false,
@@ -293,9 +252,7 @@ impl EventQueue {
     #[inline(never)]
     fn push_far(&mut self, time: u64, event: Event) {
         assert!(time >= self.now.0, "event scheduled in the past");
-        let e = Entry { time, event };
-        self.overflow_slot = self.overflow_slot.min(self.slot_of(time));
-        self.overflow.push(Reverse(e));
+        self.far.push(Entry { time, event }, self.slot_of(time));
         self.wheel_at = self.wheel_at.min(time);
     }
     #[inline(always)]
@@ -343,25 +300,17 @@ impl EventQueue {
     /// the horizon until now).
     #[inline(always)]
     fn refill(&mut self) {
-        if self.overflow_slot <= self.cur + self.mask {
+        if self.far.first_slot() <= self.cur + self.mask {
             self.refill_from_heap();
         }
     }
-    /// The moving part of `refill` (out of line: it runs once per far event), which also
-    /// records the heap's new earliest slot.
+    /// The moving part of `refill` (out of line: it runs once per far event).
     #[inline(never)]
     fn refill_from_heap(&mut self) {
         let horizon = self.cur + self.mask + 1;
-        while let Some(Reverse(e)) = self.overflow.peek() {
-            if self.slot_of(e.time) >= horizon {
-                self.overflow_slot = self.slot_of(e.time);
-                return;
-            }
-            let e = *e;
-            self.overflow.pop();
+        while let Some(e) = self.far.pop_before(horizon, self.shift) {
             self.put(e.time, e.event);
         }
-        self.overflow_slot = u64::MAX;
     }
     /// Absolute slot of the first non-empty wheel slot at or after `cur`, `u64::MAX` if none.
     fn next_slot(&self) -> u64 {
@@ -390,13 +339,13 @@ impl EventQueue {
     ///   will touch first (a frame's packet, its egress port): when a wheel slot starts
     ///   draining, on each event of the slot after it (unsorted, up to `HINT_AHEAD`; the slot
     ///   may still change, or be another turn's); when a ring's head is popped, on the entry
-    ///   [`RING_AHEAD`] places behind it, or with batched hints
+    ///   `RING_AHEAD` (4) places behind it, or with batched hints
     ///   ([`EventQueue::with_batched_hints`]) at a slot's first ring pop, on the rings'
     ///   events of the next slot not yet named.
     /// - `draining` on events about to run, whose first lines `ahead` loaded before: what
     ///   they name (a packet's INT record) can start loading too. When a wheel slot starts
     ///   draining, on each of its events in the order they will run, before the first of
-    ///   them does; when a ring's head is popped, on the entry [`RING_DRAINING`] places
+    ///   them does; when a ring's head is popped, on the entry `RING_DRAINING` (2) places
     ///   behind it, or with batched hints at a slot's first ring pop, on the rings' events
     ///   of that slot not yet named.
     ///
@@ -458,7 +407,7 @@ impl EventQueue {
             let bound = if self.next != u64::MAX {
                 self.next << self.shift
             } else {
-                self.overflow_slot.saturating_mul(1 << self.shift)
+                self.far.first_slot().saturating_mul(1 << self.shift)
             };
             self.wheel_at = bound;
             if bound > rt {
@@ -474,8 +423,7 @@ impl EventQueue {
     #[cold]
     #[inline(never)]
     fn wheel_wins_tie(&self, e: Event, r: usize, t: u64) -> bool {
-        let m = tie_mask(t);
-        e.key() ^ m < self.rings.head_event(r).key() ^ m
+        e.tie_key(t) < self.rings.head_event(r).tie_key(t)
     }
     /// Pop ring `r`'s head, due at `rt` (the earliest pending event), unless it is due after
     /// `end`; hint the entries behind it.
@@ -528,14 +476,14 @@ impl EventQueue {
     ) -> bool {
         let mut slot = self.next;
         if slot == u64::MAX {
-            let Some(Reverse(e)) = self.overflow.peek() else {
+            let Some(t) = self.far.first_time() else {
                 return false;
             };
-            if e.time() > end.0 && rt > end.0 {
+            if t > end.0 && rt > end.0 {
                 return false;
             }
             // The wheel is empty: turn it to the heap's first event.
-            self.cur = self.slot_of(e.time);
+            self.cur = self.slot_of(t);
             self.refill_from_heap();
             slot = self.next;
         }
@@ -601,18 +549,15 @@ impl EventQueue {
                 .iter()
                 .map(move |s| (Time(slot << self.shift | u64::from(s.lo)), s.event))
         });
-        let far = self
-            .overflow
-            .iter()
-            .map(|Reverse(e)| (Time(e.time), e.event));
+        let far = self.far.iter().map(|e| (Time(e.time), e.event));
         let rings = self.rings.pending().map(|(t, e)| (Time(t), e));
         wheel.chain(far).chain(rings)
     }
     /// A time no pending event is due before: the start of the earliest non-empty slot,
-    /// or the overflow heap's first event (`Time::NEVER` when nothing is pending). A run
-    /// split across threads skips the windows in which no part has anything to do.
+    /// the far events' first, or the rings' first (`Time::NEVER` when nothing is pending).
+    /// A run split across threads skips the windows in which no part has anything to do.
     pub fn next_bound(&self) -> Time {
-        let far = self.overflow.peek().map_or(u64::MAX, |Reverse(e)| e.time());
+        let far = self.far.first_time().unwrap_or(u64::MAX);
         let near = match self.next {
             u64::MAX => u64::MAX,
             // A finished slot waiting to be emptied holds nothing pending.
@@ -644,26 +589,6 @@ impl EventQueue {
             self.now = t;
         }
     }
-}
-
-/// Slot `i` of the wheel `slots`, `i` a slot number masked by the wheel's mask, so below
-/// `slots.len()` (the mask is the length minus one from construction on, and the boxed slice
-/// never changes length). Unchecked: with the wheel's size chosen at run time the compiler
-/// cannot see that bound, and a check at each of a hop's wheel accesses cost about 25
-/// instructions a hop. Debug builds (the tests) check it.
-#[inline(always)]
-fn slot(slots: &[Vec<Slotted>], i: usize) -> &Vec<Slotted> {
-    debug_assert!(i < slots.len());
-    // SAFETY: `i` is masked by `len - 1` (see above).
-    unsafe { slots.get_unchecked(i) }
-}
-
-/// [`slot`], mutable.
-#[inline(always)]
-fn slot_mut(slots: &mut [Vec<Slotted>], i: usize) -> &mut Vec<Slotted> {
-    debug_assert!(i < slots.len());
-    // SAFETY: as in `slot`.
-    unsafe { slots.get_unchecked_mut(i) }
 }
 
 #[cfg(test)]

@@ -3,7 +3,10 @@
 //! (given from the first events or never, so that both paths meet every case).
 
 use super::*;
+use crate::engine::event::tie_mask;
 use proptest::prelude::*;
+use std::cmp::Reverse;
+use std::collections::BinaryHeap;
 
 #[test]
 fn pops_in_time_then_class_order() {

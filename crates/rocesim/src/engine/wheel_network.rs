@@ -18,8 +18,8 @@
 
 use std::mem::MaybeUninit;
 
-use super::tie_mask;
 use super::wheel_slot::Slotted;
+use crate::engine::event::tie_mask;
 
 /// Longest slot sorted by the network: four vectors of 8 lanes.
 pub(super) const NETWORK_MAX: usize = 32;

@@ -3,7 +3,8 @@
 //! append that writes an entry in place, and the prefetch of a slot's lines.
 
 use super::wheel_network::{network_max, network_sort};
-use super::{tie_mask, Entry, Event};
+use super::{Entry, Event};
+use crate::engine::event::tie_mask;
 
 /// Entries of the slot after next whose lines are prefetched (4 to a line).
 pub(super) const PREFETCH_ENTRIES: usize = 48;
@@ -46,6 +47,26 @@ impl Slotted {
         let m = tie_mask(base | u64::from(self.lo));
         self.event.key() ^ m < o.event.key() ^ m
     }
+}
+
+/// Slot `i` of the wheel `slots`, `i` a slot number masked by the wheel's mask, so below
+/// `slots.len()` (the mask is the length minus one from construction on, and the boxed slice
+/// never changes length). Unchecked: with the wheel's size chosen at run time the compiler
+/// cannot see that bound, and a check at each of a hop's wheel accesses cost about 25
+/// instructions a hop. Debug builds (the tests) check it.
+#[inline(always)]
+pub(super) fn slot(slots: &[Vec<Slotted>], i: usize) -> &Vec<Slotted> {
+    debug_assert!(i < slots.len());
+    // SAFETY: `i` is masked by `len - 1` (see above).
+    unsafe { slots.get_unchecked(i) }
+}
+
+/// [`slot`], mutable.
+#[inline(always)]
+pub(super) fn slot_mut(slots: &mut [Vec<Slotted>], i: usize) -> &mut Vec<Slotted> {
+    debug_assert!(i < slots.len());
+    // SAFETY: as in `slot`.
+    unsafe { slots.get_unchecked_mut(i) }
 }
 
 /// Start loading the entries of the slot two after the one being drained (up to
