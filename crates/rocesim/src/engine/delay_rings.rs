@@ -16,10 +16,10 @@
 //!   [`RINGS`] rings for the rest of the run. Which delays get rings depends only on the
 //!   events scheduled, so it is deterministic; which structure holds an event never changes
 //!   the order in which events run.
-//! - **Ties.** Events due at the same picosecond run in [`Event::key`] order (with the time's
-//!   [`tie_mask`]). Two events of one ring due at the same picosecond were scheduled at the
-//!   same picosecond; a push that ties with the ring's tail moves before it if its key
-//!   orders first, so a ring stays in (time, key) order.
+//! - **Ties.** Events due at the same picosecond run in [`Event::tie_key`] order (the key
+//!   with the time's mask). Two events of one ring due at the same picosecond were
+//!   scheduled at the same picosecond; a push that ties with the ring's tail moves before
+//!   it if its key orders first, so a ring stays in (time, key) order.
 //! - **Merging.** A tournament tree (a winner tree over the rings' heads, Knuth TAOCP 5.4.1)
 //!   names the ring whose head runs first; a pop replays only the popped ring's path (three
 //!   comparisons), a push only when it changes a ring's head. The queue compares that head
@@ -422,6 +422,7 @@ impl DelayRings {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::engine::event::tie_mask;
 
     /// Events due `d` after `now`, `n` of them at 1 ns steps, pushed as the queue would
     /// (the wheel takes those `push` refuses); returns how many went to a ring.
@@ -468,7 +469,7 @@ mod tests {
                 for id in [7u32, 3, 5] {
                     let id = id + 10 * (d as u32 / 700);
                     assert!(r.push(d, now + d, Event::TxDone(id)));
-                    want.push((now + d, Event::TxDone(id).tie_key(now + d), id));
+                    want.push((now + d, Event::TxDone(id).key() ^ tie_mask(now + d), id));
                 }
             }
             // Pop what is due by now (the clock never passes a pending event).
