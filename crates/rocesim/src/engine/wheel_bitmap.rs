@@ -45,8 +45,11 @@ impl SlotBitmap {
     }
     /// Is slot `i` non-empty?
     #[inline(always)]
-    pub(super) fn is_set(&mut self, i: usize) -> bool {
-        *self.word_mut(i) & 1 << (i % 64) != 0
+    pub(super) fn is_set(&self, i: usize) -> bool {
+        debug_assert!(i / 64 < self.bits.len());
+        // SAFETY: as in `word_mut`.
+        let w = unsafe { *self.bits.get_unchecked(i / 64) };
+        w & 1 << (i % 64) != 0
     }
     /// The first non-empty slot at or after `start`, in wheel order (wrapping round to the
     /// slots before `start`).
