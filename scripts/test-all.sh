@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite, as CI runs it (.ci/run): format and lint checks, the Rust tests, then
 # the Python package: built from python/ into a virtualenv (pip install ./python, as a user
-# installs it) and tested with pytest against the binary the Rust tests built.
+# installs it) and tested with pytest against the binary the Rust tests built, with the tests
+# of the scripts' own Python (scripts/tests).
 #
 #   scripts/test-all.sh            everything
 #   scripts/test-all.sh --rust     the Rust part only
@@ -49,7 +50,7 @@ python() {
   if [ ! -x "$bin" ]; then
     cargo build -q -p rocesim-cli
   fi
-  ROCESIM_BIN="$bin" MPLBACKEND=Agg "$venv/bin/pytest" -q python/tests
+  ROCESIM_BIN="$bin" MPLBACKEND=Agg "$venv/bin/pytest" -q python/tests scripts/tests
 }
 
 case "$part" in
