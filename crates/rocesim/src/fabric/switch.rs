@@ -377,7 +377,10 @@ impl Switch {
     }
 
     /// Port `l` finished serializing its frame. With `PLAIN`, the switch is plain
-    /// ([`Switch::is_plain`]).
+    /// ([`Switch::is_plain`]). Inlined into the run loop, which then calls the transmit
+    /// attempt directly: a call of its own, with its register saves, cost more than its two
+    /// lines (docs/performance.md, "Four small functions inlined").
+    #[inline(always)]
     pub fn on_tx_done<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
         self.ports[l as usize].txdone_pending = false;
         self.try_send_as::<PLAIN>(l, ctx);

@@ -87,7 +87,9 @@ impl Nic {
         self.next_data(ctx)
     }
 
-    /// The port finished serializing its frame.
+    /// The port finished serializing its frame. Inlined into the run loop, as the switch's
+    /// ([`crate::fabric::switch::Switch::on_tx_done`]).
+    #[inline(always)]
     pub fn on_tx_done(&mut self, ctx: &mut Ctx) {
         self.port.txdone_pending = false;
         self.try_send(ctx);

@@ -232,7 +232,10 @@ impl Nic {
         }
     }
 
-    /// The NIC consumes a packet: transport at the responder or requester.
+    /// The NIC consumes a packet: transport at the responder or requester. Inlined into its
+    /// callers (a frame's arrival, the RX pipeline's completion), so that a packet's
+    /// consumption is one call, not two.
+    #[inline(always)]
     fn process(&mut self, pkt_id: u32, ctx: &mut Ctx) {
         let pkt = *ctx.packets.get(pkt_id);
         ctx.packets.free(pkt_id);
