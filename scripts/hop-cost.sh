@@ -63,6 +63,10 @@ if ! command -v valgrind >/dev/null; then
     echo "hop-cost.sh: valgrind is not installed (apt install valgrind)" >&2
     exit 2
 fi
+if [ -n "$by" ] && ! command -v addr2line >/dev/null; then
+    echo "hop-cost.sh: --by needs addr2line (apt install binutils)" >&2
+    exit 2
+fi
 if [ ! -x "$bin" ]; then
     (cd "$here/.." && cargo build --release -q -p rocesim-cli)
 fi

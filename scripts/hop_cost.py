@@ -207,6 +207,11 @@ def main(argv=None):
     with open(args.callgrind_out) as f:
         cost, total = parse_callgrind(f)
     binary_obj = find_object({obj for obj, _ in cost}, args.binary)
+    if binary_obj is None:
+        sys.exit(
+            f"hop_cost.py: {args.binary} is not among the objects of {args.callgrind_out}"
+            " (was the run made with that binary?)"
+        )
     addrs = sorted({a for (o, a) in cost if o == binary_obj})
     chains = symbolize(args.binary, addrs)
     groups = breakdown(cost, binary_obj, chains, args.by)
