@@ -20,7 +20,7 @@
 #   -h, --help        this text
 #
 # Prints the count, the hops and their ratio, e.g.
-#   14,284,500,000 instructions / 20,113,637 packet-hops = 710.2 a hop
+#   14,077,899,807 instructions / 20,113,637 packet-hops = 699.9 a hop   (S1-none, 677f08d)
 # Needs valgrind, and with --by python3 and addr2line. Instruction counts repeat from run to
 # run (unlike wall time on a shared machine), so two binaries compare on one scenario.
 set -euo pipefail

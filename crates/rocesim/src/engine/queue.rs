@@ -1,8 +1,8 @@
 //! The event queue, ordered by (time, event key): events at the same picosecond run in the
-//! order of [`Event::key`] (class, then component and detail, permuted by the time's
-//! [`tie_mask`](super::event::tie_mask) so no component always wins ties), whatever order they were scheduled in, so
-//! runs are deterministic and the order needs no global sequence counter (which a run split
-//! over threads could not share).
+//! order of [`Event::tie_key`] (class, then component and detail, permuted by the time so no
+//! component always wins ties), whatever order they were scheduled in, so runs are
+//! deterministic and the order needs no global sequence counter (which a run split over
+//! threads could not share).
 //!
 //! Three structures hold the pending events, and a pop takes the earliest of their heads:
 //!

@@ -23,6 +23,13 @@ impl SlotBitmap {
     }
     /// The word of slot `i` (below the number of slots: the queue masks it).
     #[inline(always)]
+    fn word(&self, i: usize) -> u64 {
+        debug_assert!(i / 64 < self.bits.len());
+        // SAFETY: as in `word_mut`.
+        unsafe { *self.bits.get_unchecked(i / 64) }
+    }
+    /// [`SlotBitmap::word`], to write.
+    #[inline(always)]
     fn word_mut(&mut self, i: usize) -> &mut u64 {
         debug_assert!(i / 64 < self.bits.len());
         // SAFETY: `i < slots` and `bits.len() == slots / 64`, so `i / 64 < bits.len()`.
@@ -46,10 +53,7 @@ impl SlotBitmap {
     /// Is slot `i` non-empty?
     #[inline(always)]
     pub(super) fn is_set(&self, i: usize) -> bool {
-        debug_assert!(i / 64 < self.bits.len());
-        // SAFETY: as in `word_mut`.
-        let w = unsafe { *self.bits.get_unchecked(i / 64) };
-        w & 1 << (i % 64) != 0
+        self.word(i) & 1 << (i % 64) != 0
     }
     /// The first non-empty slot at or after `start`, in wheel order (wrapping round to the
     /// slots before `start`).

@@ -4,7 +4,6 @@
 
 use super::wheel_network::{network_max, network_sort};
 use super::{Entry, Event};
-use crate::engine::event::tie_mask;
 
 /// Entries of the slot after next whose lines are prefetched (4 to a line).
 pub(super) const PREFETCH_ENTRIES: usize = 48;
@@ -44,8 +43,8 @@ impl Slotted {
     #[cold]
     #[inline(never)]
     fn wins_tie(&self, o: &Self, base: u64) -> bool {
-        let m = tie_mask(base | u64::from(self.lo));
-        self.event.key() ^ m < o.event.key() ^ m
+        let t = base | u64::from(self.lo);
+        self.event.tie_key(t) < o.event.tie_key(t)
     }
 }
 

@@ -233,8 +233,9 @@ impl Nic {
     }
 
     /// The NIC consumes a packet: transport at the responder or requester. Inlined into its
-    /// callers (a frame's arrival, the RX pipeline's completion), so that a packet's
-    /// consumption is one call, not two.
+    /// three callers (a frame's arrival when the pipeline is bypassed, the pipeline's
+    /// completion, the payload's DMA completion), so that a packet's consumption is one call,
+    /// not two.
     #[inline(always)]
     fn process(&mut self, pkt_id: u32, ctx: &mut Ctx) {
         let pkt = *ctx.packets.get(pkt_id);
