@@ -282,6 +282,15 @@ impl DelayRings {
         (self.tail[r].wrapping_sub(h) as i32 > 0).then(|| self.at(r, h).event)
     }
 
+    /// Whatever ring `r` holds `k` places after its head: the entry there if the ring holds
+    /// one, else an entry popped before or the buffer's filler. For prefetch hints only
+    /// (no test of the ring's length: a stale hint costs a useless load, the test cost more
+    /// than that on every pop).
+    #[inline(always)]
+    pub(super) fn peek(&self, r: usize, k: u32) -> Event {
+        self.at(r, self.head[r].wrapping_add(k)).event
+    }
+
     /// Prefetch hints, given in one batch so that their loads overlap: `draining` on each
     /// entry due before `drain_until` ps, and `ahead` on each due before `ahead_until`, that
     /// has not had that hint yet.

@@ -338,8 +338,9 @@ impl EventQueue {
     /// - `ahead` on events that will run soon, so the caller can start loading what they
     ///   will touch first (a frame's packet, its egress port): when a wheel slot starts
     ///   draining, on each event of the slot after it (unsorted, up to `HINT_AHEAD`; the slot
-    ///   may still change, or be another turn's); when a ring's head is popped, on the entry
-    ///   `RING_AHEAD` (4) places behind it, or with batched hints
+    ///   may still change, or be another turn's); when a ring's head is popped, on what the
+    ///   ring holds `RING_AHEAD` (4) places behind it (past the ring's tail, an event popped
+    ///   before or a filler: no test of the length on every pop), or with batched hints
     ///   ([`EventQueue::with_batched_hints`]) at a slot's first ring pop, on the rings'
     ///   events of the next slot not yet named.
     /// - `draining` on events about to run, whose first lines `ahead` loaded before: what
@@ -450,9 +451,7 @@ impl EventQueue {
                 self.rings.hint(next, after, draining, ahead);
             }
         } else {
-            if let Some(h) = self.rings.ahead(r, RING_AHEAD - 1) {
-                ahead(h);
-            }
+            ahead(self.rings.peek(r, RING_AHEAD - 1));
             if let Some(h) = self.rings.ahead(r, RING_DRAINING - 1) {
                 draining(h);
             }

@@ -98,7 +98,14 @@ fn ring_pops_hint_the_entries_behind_them() {
             // holds the rest.
             if k >= 2 && !batched {
                 let behind = |n: u32| (k + n < 40).then_some(Event::TxDone(k + n)).into_iter();
-                assert_eq!(s, behind(RING_AHEAD).collect::<Vec<_>>(), "k {k}");
+                // `ahead` hints whatever the ring holds there: past the tail, an entry
+                // popped before or the buffer's filler (a hint only), never a later one.
+                assert_eq!(s.len(), 1, "k {k}");
+                if k + RING_AHEAD < 40 {
+                    assert_eq!(s, behind(RING_AHEAD).collect::<Vec<_>>(), "k {k}");
+                } else {
+                    assert!(!matches!(s[0], Event::TxDone(j) if j > k), "k {k}: {s:?}");
+                }
                 assert_eq!(d, behind(RING_DRAINING).collect::<Vec<_>>(), "k {k}");
             }
             if k >= 2 && batched {
