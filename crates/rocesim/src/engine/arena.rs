@@ -60,12 +60,12 @@ impl PacketArena {
     /// The packet behind a handle.
     #[inline]
     pub fn get(&self, id: u32) -> &Packet {
-        &self.slots[id as usize]
+        super::handle::at(&self.slots, id as usize)
     }
     /// The packet behind a handle, mutably.
     #[inline]
     pub fn get_mut(&mut self, id: u32) -> &mut Packet {
-        &mut self.slots[id as usize]
+        super::handle::at_mut(&mut self.slots, id as usize)
     }
     /// Hint the CPU to bring packet `id` into cache: the loop calls this for the packet of
     /// the next event when that is an arrival, while it handles the current one. No effect

@@ -1,5 +1,6 @@
 //! The discrete-event engine: integer-picosecond time, an event queue ordered by
-//! (time, sequence), a packet arena with `u32` handles, and seeded random streams.
+//! (time, event key), a packet arena with `u32` handles, handle indexing without bounds
+//! checks, and seeded random streams.
 
 pub mod arena;
 pub mod barrier;
@@ -7,6 +8,7 @@ pub mod chunk_file;
 pub mod ctx;
 pub mod event;
 pub mod flow_window;
+pub mod handle;
 pub mod prefetch;
 pub mod queue;
 pub mod remote;

@@ -10,7 +10,7 @@
 
 use super::isolation::Placement;
 use super::switch::Switch;
-use crate::engine::Ctx;
+use crate::engine::{handle, Ctx};
 use crate::ids::{Priority, QueueId};
 
 impl Switch {
@@ -32,11 +32,11 @@ impl Switch {
         lossless: bool,
         ctx: &Ctx,
     ) -> bool {
-        let port = &self.ports[outl];
+        let port = handle::at(&self.ports, outl);
         !self.isolating::<PLAIN>()
             && port.would_send_at_once(q, ctx)
             && self.marker.marks(port.ecn_queues, q).is_none()
-            && !(lossless && self.xoff[inl].mask & self.pg_prios[pg.idx()] != 0)
+            && !(lossless && handle::at(&self.xoff, inl).mask & self.pg_prios[pg.idx()] != 0)
             && self.mmu.pass(inl, pg, outl, q, size, lossless)
     }
 
@@ -64,6 +64,6 @@ impl Switch {
         if int {
             self.stamp_int(pkt_id, wire, outl, place.queue, ctx);
         }
-        self.ports[outl].start_tx_ahead(pkt_id, wire, prio, false, next, ctx);
+        handle::at_mut(&mut self.ports, outl).start_tx_ahead(pkt_id, wire, prio, false, next, ctx);
     }
 }

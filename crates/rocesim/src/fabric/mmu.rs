@@ -9,6 +9,7 @@
 //! the HPCC ns-3 reference MMU (BENCHMARKS.md).
 
 use super::params::{BufferMode, SwitchParams};
+use crate::engine::handle;
 use crate::ids::{Priority, QueueId};
 
 /// Result of MMU admission.
@@ -222,7 +223,7 @@ impl Mmu {
     ) -> (Admit, bool) {
         let i = self.pg_index(in_port, pg);
         let r = self.reserved_of(pg);
-        let PgAcct { bytes, hdrm } = self.pg[i];
+        let PgAcct { bytes, hdrm } = *handle::at(&self.pg, i);
         let non_hdrm = bytes - hdrm;
         // The PG's shared part before and after: what it holds beyond its reserve.
         let (before, after) = (
@@ -245,7 +246,7 @@ impl Mmu {
             }
             Admit::Shared
         };
-        let a = &mut self.pg[i];
+        let a = handle::at_mut(&mut self.pg, i);
         a.bytes += size;
         if verdict == Admit::Headroom {
             a.hdrm += size;
@@ -255,7 +256,7 @@ impl Mmu {
         }
         let PgAcct { bytes, hdrm } = *a;
         let qi = self.q_index(out_port, q);
-        let qa = &mut self.q[qi];
+        let qa = handle::at_mut(&mut self.q, qi);
         qa.bytes += size;
         qa.max = qa.max.max(qa.bytes);
         (verdict, self.over_xoff_at(pg, bytes, hdrm))
@@ -277,7 +278,7 @@ impl Mmu {
         size: u64,
         lossless: bool,
     ) -> bool {
-        let PgAcct { bytes, hdrm } = self.pg[self.pg_index(in_port, pg)];
+        let PgAcct { bytes, hdrm } = *handle::at(&self.pg, self.pg_index(in_port, pg));
         if hdrm != 0 {
             return false;
         }
@@ -285,7 +286,7 @@ impl Mmu {
         let after = (bytes + size).saturating_sub(r);
         let growth = after - bytes.saturating_sub(r);
         let qi = self.q_index(out_port, q);
-        let queued = self.q[qi].bytes + size;
+        let queued = handle::at(&self.q, qi).bytes + size;
         let passes = if lossless {
             // Fits, and then not over XOFF as `over_xoff_at` would judge it (with the
             // packet admitted: `growth` fits in the free pool).
@@ -300,7 +301,7 @@ impl Mmu {
             growth <= self.free() && queued <= self.lossy_queue_limit()
         };
         if passes {
-            let qa = &mut self.q[qi];
+            let qa = handle::at_mut(&mut self.q, qi);
             qa.max = qa.max.max(queued);
         }
         passes
@@ -318,7 +319,7 @@ impl Mmu {
     ) {
         let i = self.pg_index(in_port, pg);
         let r = self.reserved_of(pg);
-        let a = &mut self.pg[i];
+        let a = handle::at_mut(&mut self.pg, i);
         let h = a.hdrm.min(size);
         if h > 0 {
             // Only then: `hdrm_used` lies outside the hot line.
@@ -332,7 +333,7 @@ impl Mmu {
         self.shared_used -= shrink;
         a.bytes -= size;
         let qi = self.q_index(out_port, q);
-        self.q[qi].bytes -= size;
+        handle::at_mut(&mut self.q, qi).bytes -= size;
     }
 
     /// Admit a replica of a packet already admitted (a flooded copy). It is charged like any

@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, VecDeque};
 
+use crate::engine::handle;
+
 /// Next-hop table of every switch, stored as a real switch stores it: each switch maps a
 /// destination *rack* (the switch the destination host hangs on, i.e. its ToR prefix) to an
 /// ECMP group, a list of local ports on shortest paths; the ToR itself maps the host to its
@@ -96,7 +98,7 @@ impl RoutingTable {
     /// Local ports of switch `sw` on shortest paths to host `dst` (empty: unreachable).
     #[inline(always)]
     pub fn next_hops(&self, sw: u32, dst: u32) -> &[u16] {
-        let h = &self.host[dst as usize];
+        let h = handle::at(&self.host, dst as usize);
         if h.switch == sw {
             return if h.port[0] == u16::MAX { &[] } else { &h.port };
         }
@@ -106,8 +108,8 @@ impl RoutingTable {
         let g = self
             .route
             .get(sw as usize * self.rack_switch.len() + h.rack as usize);
-        let (a, b) = self.span[g];
-        &self.hops[a as usize..b as usize]
+        let (a, b) = *handle::at(&self.span, g);
+        handle::span(&self.hops, a as usize..b as usize)
     }
 
     /// Number of distinct ECMP groups (including the empty one).
@@ -146,8 +148,8 @@ impl GroupIds {
     #[inline(always)]
     fn get(&self, i: usize) -> usize {
         match self {
-            GroupIds::Narrow(ids) => ids[i] as usize,
-            GroupIds::Wide(ids) => ids[i] as usize,
+            GroupIds::Narrow(ids) => *handle::at(ids, i) as usize,
+            GroupIds::Wide(ids) => *handle::at(ids, i) as usize,
         }
     }
 }

@@ -18,7 +18,7 @@ use super::port::{Port, QEntry};
 use super::route_ahead::NO_OUT;
 use super::routing::ecmp_choice;
 use super::watchdog::PfcWatchdog;
-use crate::engine::Ctx;
+use crate::engine::{handle, Ctx};
 use crate::ids::{Priority, QueueId};
 use crate::packet::{flags, Header};
 
@@ -112,7 +112,7 @@ impl Switch {
         ctx: &mut Ctx,
     ) {
         if !PLAIN && self.latency > crate::units::Time::ZERO {
-            let port = &mut self.ports[in_local as usize];
+            let port = handle::at_mut(&mut self.ports, in_local as usize);
             let at = ctx.now + self.latency;
             if port.pipeline.push(at, pkt_id) {
                 ctx.schedule(at, crate::engine::Event::Forward(port.id.0));
@@ -124,7 +124,7 @@ impl Switch {
 
     /// The head of port `in_local`'s forwarding pipeline is due: forward it.
     pub fn on_forward(&mut self, in_local: u16, ctx: &mut Ctx) {
-        let port = &mut self.ports[in_local as usize];
+        let port = handle::at_mut(&mut self.ports, in_local as usize);
         let Some((_, pkt_id)) = port.pipeline.pop() else {
             return;
         };
@@ -179,7 +179,8 @@ impl Switch {
             // One next hop or several alike: `ecmp_choice` of a single hop is 0, and
             // asking it costs less than a branch on the path's shape, which one hop to the
             // next cannot predict.
-            hops[self.ecmp_index(hash, dst, data, hops.len())]
+            // `ecmp_index` of `n` hops is below `n`.
+            *handle::at(hops, self.ecmp_index(hash, dst, data, hops.len()))
         };
         let next = if AHEAD {
             (ctx.ahead).out_at_peer(&ctx.routes, self.id, out, dst, hash, data)
@@ -231,7 +232,7 @@ impl Switch {
         let lossless = self.pfc_enable & tc.bit() != 0;
         let (size, pkt_flags, gap) = (u64::from(hdr.buf), hdr.flags, hdr.gap);
         let (inl, outl) = (in_local as usize, out as usize);
-        if !PLAIN && lossless && self.ports[outl].wd_drop & q.bit() != 0 {
+        if !PLAIN && lossless && handle::at(&self.ports, outl).wd_drop & q.bit() != 0 {
             // The PFC watchdog discards lossless packets for a stormed queue.
             if let Some(wd) = &mut self.watchdog {
                 wd.queues[outl][tc].rx_dropped += 1;
@@ -285,19 +286,23 @@ impl Switch {
         }
         // An idle port with empty queues would pick this packet at once: it leaves without
         // passing through the queue (the scheduler's choice among one queue changes no state).
-        let cut_through = !self.isolating::<PLAIN>() && self.ports[outl].would_send_at_once(q, ctx);
+        let cut_through =
+            !self.isolating::<PLAIN>() && handle::at(&self.ports, outl).would_send_at_once(q, ctx);
         if !cut_through {
-            self.ports[outl].enqueue(q, entry);
+            handle::at_mut(&mut self.ports, outl).enqueue(q, entry);
         }
-        if let Some(e) = self.marker.marks(self.ports[outl].ecn_queues, q) {
+        if let Some(e) = self
+            .marker
+            .marks(handle::at(&self.ports, outl).ecn_queues, q)
+        {
             let depth = self.mmu.queue_bytes(outl, q);
-            let id = self.ports[outl].id;
+            let id = handle::at(&self.ports, outl).id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
         }
         if cut_through {
             let prio = self.depart::<PLAIN>(&entry, outl, q, ctx);
             let (pkt, wire) = (entry.pkt(), entry.wire());
-            self.ports[outl].start_tx_ahead(pkt, wire, prio, false, next, ctx);
+            handle::at_mut(&mut self.ports, outl).start_tx_ahead(pkt, wire, prio, false, next, ctx);
             return;
         }
         if self.isolating::<PLAIN>() {
@@ -345,7 +350,7 @@ impl Switch {
     /// [`Switch::try_send`]; with `PLAIN`, the switch is plain ([`Switch::is_plain`]).
     #[inline(always)]
     fn try_send_as<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
-        let port = &mut self.ports[l as usize];
+        let port = handle::at_mut(&mut self.ports, l as usize);
         if port.busy(ctx) {
             port.wake_when_free(ctx);
         } else {
@@ -356,7 +361,7 @@ impl Switch {
     /// The transmit attempt of [`Switch::try_send`].
     #[inline(never)]
     fn try_send_now<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
-        if !self.ports[l as usize].ready_for_data(ctx) {
+        if !handle::at_mut(&mut self.ports, l as usize).ready_for_data(ctx) {
             return;
         }
         if self.isolating::<PLAIN>() && self.iso_send_pending(l, ctx) {
@@ -364,7 +369,8 @@ impl Switch {
         }
         if let Some((e, prio)) = self.dequeue::<PLAIN>(l, ctx) {
             let (pkt, wire, next) = (e.pkt(), e.wire(), e.ahead());
-            self.ports[l as usize].start_tx_ahead(pkt, wire, prio, false, next, ctx);
+            handle::at_mut(&mut self.ports, l as usize)
+                .start_tx_ahead(pkt, wire, prio, false, next, ctx);
         }
     }
 
@@ -382,13 +388,13 @@ impl Switch {
     /// lines (docs/performance.md, "Four small functions inlined").
     #[inline(always)]
     pub fn on_tx_done<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
-        self.ports[l as usize].txdone_pending = false;
+        handle::at_mut(&mut self.ports, l as usize).txdone_pending = false;
         self.try_send_as::<PLAIN>(l, ctx);
     }
 
     /// Pick the next packet of port `l` and release its buffer.
     fn dequeue<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) -> Option<(QEntry, Priority)> {
-        let port = &mut self.ports[l as usize];
+        let port = handle::at_mut(&mut self.ports, l as usize);
         let mut eligible = port.eligible();
         if eligible == 0 {
             return None;
@@ -429,9 +435,12 @@ impl Switch {
             None => Priority(ctx.packets.get(e.pkt()).tc),
             Some(iso) => iso.wire_prio(q, e.tc()),
         };
-        if let Some(ecn) = self.marker.marks(self.ports[out].ecn_queues, q) {
+        if let Some(ecn) = self
+            .marker
+            .marks(handle::at(&self.ports, out).ecn_queues, q)
+        {
             let depth = self.mmu.queue_bytes(out, q);
-            let port = &self.ports[out];
+            let port = handle::at(&self.ports, out);
             let mmu = &self.mmu;
             let pg_bytes = || mmu.pg_bytes(e.in_local() as usize, e.tc());
             let (id, pause) = (port.id, &port.pause);
@@ -455,7 +464,7 @@ impl Switch {
     #[inline(always)]
     pub(super) fn stamp_int(&mut self, pkt: u32, wire: u32, out: usize, q: QueueId, ctx: &mut Ctx) {
         let depth = self.mmu.queue_bytes(out, q);
-        let port = &self.ports[out];
+        let port = handle::at(&self.ports, out);
         let sent = port.tx_bytes;
         let p = ctx.packets.get_mut(pkt);
         let (h, hop) = (p.aux, p.int_hops);
@@ -479,7 +488,7 @@ impl Switch {
         if self.isolating::<PLAIN>() {
             self.iso_left(e, out, q, ctx);
         }
-        if e.lossless() && self.xoff[inl].mask & self.pg_prios[e.tc().idx()] != 0 {
+        if e.lossless() && handle::at(&self.xoff, inl).mask & self.pg_prios[e.tc().idx()] != 0 {
             self.resume_pg(inl, e.tc(), ctx);
         }
     }
@@ -492,7 +501,12 @@ impl Switch {
             let prio = Priority(m.trailing_zeros() as u8);
             m &= m - 1;
             let quanta = self.pfc_quanta;
-            self.ports[inl].send_xoff(&mut self.xoff[inl], prio, quanta, ctx);
+            handle::at_mut(&mut self.ports, inl).send_xoff(
+                handle::at_mut(&mut self.xoff, inl),
+                prio,
+                quanta,
+                ctx,
+            );
         }
     }
 
@@ -506,7 +520,11 @@ impl Switch {
         while m != 0 {
             let prio = Priority(m.trailing_zeros() as u8);
             m &= m - 1;
-            self.ports[inl].send_xon(&mut self.xoff[inl], prio, ctx);
+            handle::at_mut(&mut self.ports, inl).send_xon(
+                handle::at_mut(&mut self.xoff, inl),
+                prio,
+                ctx,
+            );
         }
     }
 

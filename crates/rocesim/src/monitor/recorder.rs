@@ -5,7 +5,7 @@
 use super::congestion::CongestionPoint;
 use super::counters::{FlowCounters, PortPrioCounters, QueueCounters, TxCounters};
 use super::PfcDir;
-use crate::engine::FlowWindow;
+use crate::engine::{handle, FlowWindow};
 use crate::ids::{FlowId, PerPrio, PerQueue, PortId, Priority, QueueId};
 use crate::units::Time;
 
@@ -195,7 +195,7 @@ impl Monitor {
     #[inline]
     pub fn count_tx(&mut self, port: PortId, prio: Priority, wire: u32) {
         let i = self.tx_index(port, prio);
-        let c = &mut self.tx[i];
+        let c = handle::at_mut(&mut self.tx, i);
         c.packets += 1;
         c.bytes += wire as u64;
     }

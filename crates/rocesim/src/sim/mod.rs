@@ -50,7 +50,7 @@ mod tests;
 mod wire_tests;
 
 use crate::config::Scenario;
-use crate::engine::{Ctx, Event};
+use crate::engine::{handle, Ctx, Event};
 use crate::fabric::port::Port;
 use crate::fabric::route_ahead::NO_OUT;
 use crate::fabric::switch::Switch;
@@ -300,8 +300,10 @@ impl Sim {
         match ev {
             // A switch's two per-frame events return at once: only a host completes flows.
             Event::TxDone(p) => match loc.get(PortId(p)) {
-                (NodeRef::Switch(s), l) => return sw[s as usize].on_tx_done::<PLAIN>(l, ctx),
-                (NodeRef::Host(h), _) => nics[h as usize].on_tx_done(ctx),
+                (NodeRef::Switch(s), l) => {
+                    return handle::at_mut(sw, s as usize).on_tx_done::<PLAIN>(l, ctx)
+                }
+                (NodeRef::Host(h), _) => handle::at_mut(nics, h as usize).on_tx_done(ctx),
             },
             Event::LinkArrive { port, pkt, out } => {
                 let p = PortId(port);
@@ -418,11 +420,11 @@ impl Sim {
         ctx.monitor.totals.packet_hops += 1;
         match loc.get(p.peer()) {
             (NodeRef::Switch(s), l) => {
-                sw[s as usize].on_arrive::<AHEAD, PLAIN>(l, pkt, out, ctx);
+                handle::at_mut(sw, s as usize).on_arrive::<AHEAD, PLAIN>(l, pkt, out, ctx);
                 false
             }
             (NodeRef::Host(h), _) => {
-                nics[h as usize].on_arrive(pkt, ctx);
+                handle::at_mut(nics, h as usize).on_arrive(pkt, ctx);
                 true
             }
         }

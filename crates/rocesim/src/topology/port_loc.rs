@@ -6,6 +6,7 @@
 //! between hops.
 
 use super::NodeRef;
+use crate::engine::handle;
 use crate::ids::PortId;
 
 /// A host port is this bit and the host's index.
@@ -45,7 +46,7 @@ impl PortLocs {
     /// The node owning port `p` and the port's local index on it (0 for a host's port).
     #[inline(always)]
     pub fn get(&self, p: PortId) -> (NodeRef, u16) {
-        let v = self.0[p.idx()];
+        let v = *handle::at(&self.0, p.idx());
         if v & HOST != 0 {
             (NodeRef::Host(v & !HOST), 0)
         } else {
