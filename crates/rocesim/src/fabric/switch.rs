@@ -291,10 +291,8 @@ impl Switch {
         if !cut_through {
             handle::at_mut(&mut self.ports, outl).enqueue(q, entry);
         }
-        if let Some(e) = self
-            .marker
-            .marks(handle::at(&self.ports, outl).ecn_queues, q)
-        {
+        let ecn_queues = handle::at(&self.ports, outl).ecn_queues;
+        if let Some(e) = self.marker.marks(ecn_queues, q) {
             let depth = self.mmu.queue_bytes(outl, q);
             let id = handle::at(&self.ports, outl).id;
             self.marker.on_enqueue(id, q, &e, pkt_id, size, depth, ctx);
