@@ -77,6 +77,9 @@ pub(super) struct DelayRings {
     head: [u32; RINGS],
     tail: [u32; RINGS],
     mask: [u32; RINGS],
+    /// Per ring: the low 32 bits of its last entry's time (meaningless while it is empty),
+    /// so that a push tests for a tie with the tail without reading the tail's entry.
+    tail_lo: [u32; RINGS],
     /// Per ring: its buffer.
     buf: [Box<[Ringed]>; RINGS],
     /// Per ring: the first entry not yet given to `draining`, and to `ahead`
@@ -140,6 +143,7 @@ impl DelayRings {
             head: [0; RINGS],
             tail: [0; RINGS],
             mask: [0; RINGS],
+            tail_lo: [0; RINGS],
             buf: std::array::from_fn(|_| buffer(1)),
             drain_hinted: [0; RINGS],
             ahead_hinted: [0; RINGS],
@@ -188,9 +192,10 @@ impl DelayRings {
         let mut j = tail;
         // Due at the same picosecond as the tail (entries of a ring are due within 2^32 ps
         // of each other, so equal low bits are equal times).
-        if j != head && self.at(r, j.wrapping_sub(1)).lo == lo {
+        if j != head && self.tail_lo[r] == lo {
             j = self.tie_place(r, j, time, event);
         }
+        self.tail_lo[r] = lo;
         *self.at_mut(r, j) = Ringed { lo, event };
         if j == head {
             self.head_time[r] = time;
