@@ -4,6 +4,7 @@
 pub mod at_once;
 pub mod dscp;
 pub mod ecn;
+pub mod egress_fifo;
 pub mod forwarding;
 pub mod headroom;
 pub mod int;

@@ -4,7 +4,7 @@
 //! the port is free. Transmission itself (serialize, count, put on the wire) lives here; what
 //! to send next is the owner's choice (the switch's scheduler, the NIC's QP scheduler).
 
-use std::collections::VecDeque;
+use super::egress_fifo::Fifo;
 
 use super::link::{Channel, Loss};
 use super::params::QueueSched;
@@ -212,7 +212,7 @@ pub struct Port {
     /// Scheduler over the egress queues.
     pub sched: Scheduler,
     /// Egress queues.
-    pub queues: [VecDeque<QEntry>; 8],
+    pub queues: [Fifo<QEntry>; 8],
     /// The egress queue that carries each priority (the switch's TC → queue map).
     pub queue_of_prio: [QueueId; 8],
     /// Delay from receiving a pause frame to honouring it (802.3 Annex 31B).
