@@ -128,10 +128,8 @@ mod tests {
             start in prop_oneof![Just(0u32), Just(u32::MAX - 20)],
             ops in proptest::collection::vec(prop_oneof![3 => any::<u16>().prop_map(Some), 2 => Just(None)], 0..200),
         ) {
-            let mut f = Fifo::<u16>::default();
             // Counters that start near the wrap.
-            f.head = start;
-            f.tail = start;
+            let mut f = Fifo::<u16> { head: start, tail: start, ..Default::default() };
             let mut d = VecDeque::new();
             for op in ops {
                 match op {
