@@ -191,8 +191,9 @@ impl DelayRings {
         let lo = time as u32;
         let mut j = tail;
         // Due at the same picosecond as the tail (entries of a ring are due within 2^32 ps
-        // of each other, so equal low bits are equal times).
-        if j != head && self.tail_lo[r] == lo {
+        // of each other, so equal low bits are equal times). An empty ring's `tail_lo` is
+        // stale, and the rare false match costs only `tie_place`'s first test.
+        if self.tail_lo[r] == lo {
             j = self.tie_place(r, j, time, event);
         }
         self.tail_lo[r] = lo;
