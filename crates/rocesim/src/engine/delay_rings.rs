@@ -26,6 +26,7 @@
 //!   with the wheel's.
 
 use super::Event;
+use crate::engine::handle;
 
 /// Rings (a power of two: the leaves of the tournament tree).
 pub(super) const RINGS: usize = 8;
@@ -160,17 +161,16 @@ impl DelayRings {
     /// Entry `k` (a count, masked here) of ring `r` (below [`RINGS`]).
     #[inline(always)]
     fn at(&self, r: usize, k: u32) -> &Ringed {
-        let i = (k & self.mask[r]) as usize;
-        // SAFETY: the mask is the buffer's length minus one (a power of two).
-        unsafe { self.buf[r].get_unchecked(i) }
+        let i = (k & *handle::at(&self.mask, r)) as usize;
+        // The mask is the buffer's length minus one (a power of two).
+        handle::at(&handle::at(&self.buf, r)[..], i)
     }
 
     /// [`DelayRings::at`], to write.
     #[inline(always)]
     fn at_mut(&mut self, r: usize, k: u32) -> &mut Ringed {
-        let i = (k & self.mask[r]) as usize;
-        // SAFETY: as in `at`.
-        unsafe { self.buf[r].get_unchecked_mut(i) }
+        let i = (k & *handle::at(&self.mask, r)) as usize;
+        handle::at_mut(&mut handle::at_mut(&mut self.buf, r)[..], i)
     }
 
     /// Put `event`, due at `time` = `now` + `d`, in the ring of delay `d` if it has one.
@@ -182,24 +182,27 @@ impl DelayRings {
             self.vote(b, d);
             return false;
         }
-        let r = usize::from(self.ring[b]) % RINGS;
-        if self.tail[r].wrapping_sub(self.head[r]) > self.mask[r] {
+        // A bucket's ring, when it has one, is below `RINGS` (`vote` gives it).
+        let r = usize::from(self.ring[b]);
+        let (head, tail) = (*handle::at(&self.head, r), *handle::at(&self.tail, r));
+        if tail.wrapping_sub(head) > *handle::at(&self.mask, r) {
             self.grow(r);
         }
-        let (head, tail) = (self.head[r], self.tail[r]);
-        self.tail[r] = tail.wrapping_add(1);
+        // Read again: `grow` rebases them.
+        let (head, tail) = (*handle::at(&self.head, r), *handle::at(&self.tail, r));
+        *handle::at_mut(&mut self.tail, r) = tail.wrapping_add(1);
         let lo = time as u32;
         let mut j = tail;
         // Due at the same picosecond as the tail (entries of a ring are due within 2^32 ps
         // of each other, so equal low bits are equal times). An empty ring's `tail_lo` is
         // stale, and the rare false match costs only `tie_place`'s first test.
-        if self.tail_lo[r] == lo {
+        if *handle::at(&self.tail_lo, r) == lo {
             j = self.tie_place(r, j, time, event);
         }
-        self.tail_lo[r] = lo;
+        *handle::at_mut(&mut self.tail_lo, r) = lo;
         *self.at_mut(r, j) = Ringed { lo, event };
         if j == head {
-            self.head_time[r] = time;
+            *handle::at_mut(&mut self.head_time, r) = time;
             self.replay(r);
         }
         true
@@ -271,8 +274,9 @@ impl DelayRings {
     /// is empty).
     #[inline(always)]
     pub(super) fn first(&self) -> (usize, u64) {
-        let r = usize::from(self.tree[1]) % RINGS;
-        (r, self.head_time[r])
+        // The root names a ring: below `RINGS` by construction.
+        let r = usize::from(self.tree[1]);
+        (r, *handle::at(&self.head_time, r))
     }
 
     /// The event at the head of ring `r` (which has one).
@@ -294,7 +298,7 @@ impl DelayRings {
     /// than that on every pop).
     #[inline(always)]
     pub(super) fn peek(&self, r: usize, k: u32) -> Event {
-        self.at(r, self.head[r].wrapping_add(k)).event
+        self.at(r, handle::at(&self.head, r).wrapping_add(k)).event
     }
 
     /// Prefetch hints, given in one batch so that their loads overlap: `draining` on each
@@ -340,11 +344,11 @@ impl DelayRings {
     /// Take the head of ring `r` (which has one), due at `t` (its head time, which is now).
     #[inline(always)]
     pub(super) fn pop(&mut self, r: usize, t: u64) -> Event {
-        let h = self.head[r];
+        let h = *handle::at(&self.head, r);
         let event = self.at(r, h).event;
         let h = h.wrapping_add(1);
-        self.head[r] = h;
-        self.head_time[r] = if h != self.tail[r] {
+        *handle::at_mut(&mut self.head, r) = h;
+        *handle::at_mut(&mut self.head_time, r) = if h != *handle::at(&self.tail, r) {
             time_of(self.at(r, h).lo, t)
         } else {
             EMPTY
@@ -361,8 +365,8 @@ impl DelayRings {
     #[inline(always)]
     fn replay(&mut self, r: usize) {
         const { assert!(RINGS == 8, "the replay climbs three levels") };
-        let r = r % RINGS;
-        let (mut w, mut tw) = (r, self.head_time[r]);
+        debug_assert!(r < RINGS, "ring {r}");
+        let (mut w, mut tw) = (r, *handle::at(&self.head_time, r));
         self.meet(&mut w, &mut tw, r ^ 1);
         let n = (RINGS + r) >> 1;
         self.tree[n % (2 * RINGS)] = w as u8;
@@ -385,8 +389,8 @@ impl DelayRings {
     /// at `tw`, meets ring `s`; `w` and `tw` become the winner's.
     #[inline(always)]
     fn meet(&self, w: &mut usize, tw: &mut u64, s: usize) {
-        let s = s % RINGS;
-        let ts = self.head_time[s];
+        // `s` names a ring (a tree node's or a sibling's): below `RINGS` by construction.
+        let ts = *handle::at(&self.head_time, s);
         if ts == *tw {
             // Two empty rings (or subtrees) meet at every level above a ring that is rarely
             // used: that tie needs no keys.
