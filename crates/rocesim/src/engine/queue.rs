@@ -125,9 +125,12 @@ pub struct EventQueue {
     /// Events of the common delays, one FIFO ring per delay (`engine/delay_rings.rs`).
     rings: DelayRings,
     /// No event in the wheel or the overflow heap is due before this time, ps (lowered by
-    /// every push there, raised when the wheel is looked at): a rings' event due earlier
-    /// pops without a look at the wheel.
+    /// every push there, raised when the wheel is looked at), and it is no later than
+    /// `limit + 1`: a rings' event due earlier pops without a look at the wheel or the
+    /// limit.
     wheel_at: u64,
+    /// Events due after this time, ps, stay queued ([`EventQueue::set_limit`]).
+    limit: u64,
     /// Ring events are hinted a slot at a time ([`EventQueue::with_batched_hints`]).
     batch_hints: bool,
     /// The slot whose ring events were last hinted (`u64::MAX` before the first).
@@ -186,6 +189,7 @@ impl EventQueue {
             far: FarEvents::new(),
             rings: DelayRings::new(PROMOTE_AFTER),
             wheel_at: u64::MAX,
+            limit: u64::MAX,
             batch_hints: false,
             hinted: u64::MAX,
             now: Time::ZERO,
@@ -334,7 +338,33 @@ impl EventQueue {
     pub fn pop_until(&mut self, end: Time) -> Option<(Time, Event)> {
         self.pop_until_with(end, |_| {}, |_| {})
     }
-    /// [`EventQueue::pop_until`], with two prefetch hints:
+    /// Events due after `end` stay queued by [`EventQueue::pop_limited_with`] until the next
+    /// call.
+    #[inline]
+    pub fn set_limit(&mut self, end: Time) {
+        self.limit = end.0;
+        self.wheel_at = self.wheel_at.min(end.0.saturating_add(1));
+    }
+    /// `wheel_at` set to `t`, a bound the wheel's earliest event has just been found to be
+    /// no earlier than, or to the limit's successor if that comes first.
+    #[inline(always)]
+    fn raise_wheel_at(&mut self, t: u64) {
+        self.wheel_at = t.min(self.limit.saturating_add(1));
+    }
+    /// [`EventQueue::pop_limited_with`] up to `end` (it sets the limit).
+    #[inline(always)]
+    pub fn pop_until_with(
+        &mut self,
+        end: Time,
+        ahead: impl Fn(Event),
+        draining: impl Fn(Event),
+    ) -> Option<(Time, Event)> {
+        self.set_limit(end);
+        self.pop_limited_with(ahead, draining)
+    }
+    /// [`EventQueue::pop_until`] up to the limit of the last [`EventQueue::set_limit`] (a
+    /// run loop sets it once, and each pop of a ring's event then tests it with the wheel's
+    /// bound in one comparison), with two prefetch hints:
     /// - `ahead` on events that will run soon, so the caller can start loading what they
     ///   will touch first (a frame's packet, its egress port): when a wheel slot starts
     ///   draining, on each event of the slot after it (unsorted, up to `HINT_AHEAD`; the slot
@@ -352,21 +382,20 @@ impl EventQueue {
     ///
     /// Hints only: what they do changes no result.
     #[inline(always)]
-    pub fn pop_until_with(
+    pub fn pop_limited_with(
         &mut self,
-        end: Time,
         ahead: impl Fn(Event),
         draining: impl Fn(Event),
     ) -> Option<(Time, Event)> {
         let (r, rt) = self.rings.first();
-        // The rings' first event runs before anything in the wheel or the heap: the common
-        // case, decided by one comparison.
+        // The rings' first event runs before anything in the wheel or the heap, and is due
+        // by the limit: the common case, decided by one comparison.
         if rt < self.wheel_at {
-            return self.pop_ring(r, rt, end, &ahead, &draining);
+            return Some(self.pop_ring_due(r, rt, &ahead, &draining));
         }
-        self.pop_compared(end, &ahead, &draining)
+        self.pop_compared(Time(self.limit), &ahead, &draining)
     }
-    /// [`EventQueue::pop_until_with`] when the wheel (or the heap) may hold the earliest
+    /// [`EventQueue::pop_limited_with`] when the wheel (or the heap) may hold the earliest
     /// event: find the wheel's earliest, compare it with the rings' first, and pop the one
     /// that runs first; `wheel_at` is brought up to the wheel's earliest time (or a bound
     /// on it).
@@ -393,11 +422,12 @@ impl EventQueue {
                     // The next entry's time if there is one; the one popped bounds the rest.
                     let base = self.draining << self.shift;
                     let v = self::slot(&self.slots, i);
-                    self.wheel_at = v.get(self.head).map_or(t, |n| base | u64::from(n.lo));
+                    let next = v.get(self.head).map_or(t, |n| base | u64::from(n.lo));
+                    self.raise_wheel_at(next);
                     self.now = Time(t);
                     return Some((self.now, e.event));
                 }
-                self.wheel_at = t;
+                self.raise_wheel_at(t);
                 return self.pop_ring(r, rt, end, ahead, draining);
             }
             if self.head != 0 && self.head != usize::MAX {
@@ -410,7 +440,7 @@ impl EventQueue {
             } else {
                 self.far.first_slot().saturating_mul(1 << self.shift)
             };
-            self.wheel_at = bound;
+            self.raise_wheel_at(bound);
             if bound > rt {
                 return self.pop_ring(r, rt, end, ahead, draining);
             }
@@ -440,6 +470,17 @@ impl EventQueue {
         if rt > end.0 {
             return None;
         }
+        Some(self.pop_ring_due(r, rt, ahead, draining))
+    }
+    /// [`EventQueue::pop_ring`] of an event due by the limit.
+    #[inline(always)]
+    fn pop_ring_due(
+        &mut self,
+        r: usize,
+        rt: u64,
+        ahead: &impl Fn(Event),
+        draining: &impl Fn(Event),
+    ) -> (Time, Event) {
         let event = self.rings.pop(r, rt);
         if self.batch_hints {
             let slot = rt >> self.shift;
@@ -457,7 +498,7 @@ impl EventQueue {
             }
         }
         self.now = Time(rt);
-        Some((self.now, event))
+        (self.now, event)
     }
     /// Start draining the wheel's next non-empty slot (sort it, hint its own and its
     /// successor's events), turning the wheel to the overflow heap's first event when the

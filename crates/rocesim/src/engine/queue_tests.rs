@@ -110,6 +110,37 @@ fn pop_until_leaves_later_events() {
     );
 }
 
+/// A limit set once bounds every pop after it, rings' events (which pop on one comparison)
+/// included, until it is set again, higher or lower.
+#[test]
+fn a_limit_bounds_each_pop_until_set_again() {
+    let mut q = EventQueue::new().with_promotion(1);
+    // One delay: the first two go to the wheel, the rest to a ring.
+    for k in 0..6u64 {
+        q.advance_to(Time(k * 100));
+        q.schedule(Time(5_000 + k * 100), Event::TxDone(k as u32));
+    }
+    let pop = |q: &mut EventQueue| q.pop_limited_with(|_| {}, |_| {}).map(|(t, _)| t.0);
+    q.set_limit(Time::NEVER);
+    assert_eq!(pop(&mut q), Some(5_000));
+    assert_eq!(pop(&mut q), Some(5_100));
+    assert_eq!(pop(&mut q), Some(5_200));
+    // Lowered after the wheel was found empty (no bound from it any more).
+    q.set_limit(Time(5_250));
+    assert_eq!(pop(&mut q), None);
+    assert_eq!(pop(&mut q), None);
+    q.set_limit(Time(5_300));
+    assert_eq!(pop(&mut q), Some(5_300));
+    assert_eq!(pop(&mut q), None);
+    q.set_limit(Time(5_000));
+    assert_eq!(pop(&mut q), None);
+    assert_eq!(q.now(), Time(5_300));
+    q.set_limit(Time::NEVER);
+    assert_eq!(pop(&mut q), Some(5_400));
+    assert_eq!(pop(&mut q), Some(5_500));
+    assert_eq!(pop(&mut q), None);
+}
+
 /// Slots of 16 and 32 entries all due at one picosecond (one tie across the most entries
 /// the sorting network sorts), and of one entry, come out in key order, in slots of each
 /// width.

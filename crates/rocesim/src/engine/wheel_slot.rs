@@ -71,7 +71,7 @@ pub(super) fn slot_mut(slots: &mut [Vec<Slotted>], i: usize) -> &mut Vec<Slotted
 /// Start loading the entries of the slot two after the one being drained (up to
 /// [`PREFETCH_ENTRIES`] of them): at large fabrics a slot's buffer was last written a
 /// propagation delay ago and has left the L2 by the time it is drained, and the next slot's
-/// entries are read (for [`EventQueue::pop_until_with`]'s hint) when this one starts. A hint
+/// entries are read (for [`EventQueue::pop_limited_with`]'s hint) when this one starts. A hint
 /// only.
 #[inline(always)]
 pub(super) fn prefetch_slot(v: &[Slotted]) {

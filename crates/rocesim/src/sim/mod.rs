@@ -229,6 +229,7 @@ impl Sim {
         // (loaded a slot ago) also name the INT record each will stamp or read and, at a
         // host, the queue pair it will update: those lines start loading too
         // (docs/performance.md, "INT records and queue pairs loaded a slot ahead").
+        self.ctx.events.set_limit(limit);
         while let Some((_, ev)) = {
             let (packets, sw, loc) = (&self.ctx.packets, &self.switches, &self.port_loc);
             let ints = &self.ctx.ints;
@@ -252,7 +253,7 @@ impl Sim {
                     }
                 }
             };
-            (self.ctx.events).pop_until_with(limit, ahead, draining)
+            (self.ctx.events).pop_limited_with(ahead, draining)
         } {
             self.events += 1;
             self.dispatch::<AHEAD, PLAIN>(ev);
