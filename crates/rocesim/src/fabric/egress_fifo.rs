@@ -10,13 +10,16 @@
 
 use crate::engine::handle;
 
-/// A FIFO of `T` (a queue entry: small and `Copy`).
+/// A FIFO of `T` (a queue entry: small and `Copy`), 32 bytes like a `VecDeque` (one that
+/// kept its buffer as a `Vec`, 40 bytes, made a port a cache line longer and S4 about a
+/// tenth slower; one of 24 bytes, its mask taken from the buffer's length, ran 1 % more
+/// instructions).
 #[derive(Clone, Debug)]
 pub struct Fifo<T: Copy> {
     /// The entries: slot `k & mask` holds the entry counted `k`, for `head <= k < tail`; the
     /// other slots hold entries popped before or copies of the first one pushed. Empty (and
     /// `mask` 0) until the first push.
-    buf: Vec<T>,
+    buf: Box<[T]>,
     /// The count of the first entry (wrapping).
     head: u32,
     /// The count the next entry gets (wrapping); `tail - head` is the length.
@@ -28,7 +31,7 @@ pub struct Fifo<T: Copy> {
 impl<T: Copy> Default for Fifo<T> {
     fn default() -> Self {
         Fifo {
-            buf: Vec::new(),
+            buf: Box::default(),
             head: 0,
             tail: 0,
             mask: 0,
@@ -108,7 +111,7 @@ impl<T: Copy> Fifo<T> {
         }
         self.tail = self.len() as u32;
         self.head = 0;
-        self.buf = buf;
+        self.buf = buf.into_boxed_slice();
         self.mask = n as u32 - 1;
     }
 }
