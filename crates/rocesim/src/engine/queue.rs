@@ -13,7 +13,8 @@
 //!   eight, given to the delays the run schedules most) holds them already in order, and a
 //!   tournament tree names the ring whose head runs first. On S1-none 97 % of events go to
 //!   rings, on S1 with HPCC and S4 88–90 %. A pop whose ring head is due before anything in
-//!   the wheel (`wheel_at`) looks no further.
+//!   the wheel and by the run's limit (`wheel_at`, which is kept no later than the limit's
+//!   successor: one comparison) looks no further.
 //! - **A timing wheel for the rest** (Varghese & Lauck 1987): a power of two of slots of
 //!   `2^shift` ps each (1.024 ns, or 2.048 ns in a fabric small enough for the cache:
 //!   [`EventQueue::with_horizon_and_width`]) cover the near future, the earliest non-empty
