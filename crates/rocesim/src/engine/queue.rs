@@ -22,7 +22,8 @@
 //!   drained is sorted once by (time, key) and read from a cursor (an event scheduled into
 //!   it is inserted in order). A slot's entries hold the event and the bits of its time
 //!   below the slot (16 bytes; the slot number gives the rest); the key is computed only to
-//!   order entries of equal time.
+//!   order entries of equal time. A slot's entries, sort and prefetch are in
+//!   `engine/wheel_slot.rs`, the turn to the next slot in `engine/wheel_turn.rs`.
 //! - **A binary heap** for events beyond the wheel's horizon (`engine/far_events.rs`:
 //!   retransmission timers, pause expiries, flow starts), which move into the wheel as it
 //!   turns; the heap's earliest slot is kept at hand, so a turn looks at it only when it must.
@@ -56,12 +57,14 @@ mod wheel_bitmap;
 mod wheel_network;
 #[path = "wheel_slot.rs"]
 mod wheel_slot;
+#[path = "wheel_turn.rs"]
+mod wheel_turn;
 use delay_rings::{DelayRings, PROMOTE_AFTER};
 use far_events::{Entry, FarEvents};
 use wheel_bitmap::SlotBitmap;
 #[cfg(test)]
-use wheel_slot::INSERTION_MAX;
-use wheel_slot::{prefetch_slot, push_fields, slot, slot_mut, sort_slot, Slotted};
+use wheel_slot::{sort_slot, INSERTION_MAX};
+use wheel_slot::{push_fields, slot, slot_mut, Slotted};
 
 /// log2 of a slot's width in picoseconds in a wheel made without a width (1.024 ns).
 const SLOT_SHIFT: u32 = 10;
@@ -301,38 +304,6 @@ impl EventQueue {
     pub fn schedule_in(&mut self, delay: Time, event: Event) {
         self.schedule(self.now + delay, event);
     }
-    /// Bring overflow events that now fall inside the wheel into it (slots that were beyond
-    /// the horizon until now).
-    #[inline(always)]
-    fn refill(&mut self) {
-        if self.far.first_slot() <= self.cur + self.mask {
-            self.refill_from_heap();
-        }
-    }
-    /// The moving part of `refill` (out of line: it runs once per far event).
-    #[inline(never)]
-    fn refill_from_heap(&mut self) {
-        let horizon = self.cur + self.mask + 1;
-        while let Some(e) = self.far.pop_before(horizon, self.shift) {
-            self.put(e.time, e.event);
-        }
-    }
-    /// Absolute slot of the first non-empty wheel slot at or after `cur`, `u64::MAX` if none.
-    fn next_slot(&self) -> u64 {
-        let start = (self.cur & self.mask) as usize;
-        self.slot_at(self.bits.first_from(start))
-    }
-    /// [`EventQueue::next_slot`], the slot of index `skip` taken as empty.
-    fn next_slot_but(&self, skip: usize) -> u64 {
-        let start = (self.cur & self.mask) as usize;
-        self.slot_at(self.bits.first_from_but(start, skip))
-    }
-    /// The absolute slot of wheel index `i` (one of `cur .. cur + slots`), `u64::MAX` for none.
-    fn slot_at(&self, i: Option<usize>) -> u64 {
-        i.map_or(u64::MAX, |i| {
-            self.cur + ((i as u64).wrapping_sub(self.cur) & self.mask)
-        })
-    }
     /// Remove the earliest event if it is due no later than `end`, and advance time to it.
     /// An event after `end` stays queued and time does not move.
     #[inline]
@@ -500,77 +471,6 @@ impl EventQueue {
         }
         self.now = Time(rt);
         (self.now, event)
-    }
-    /// Start draining the wheel's next non-empty slot (sort it, hint its own and its
-    /// successor's events), turning the wheel to the overflow heap's first event when the
-    /// wheel is empty; called when that slot starts no later than the rings' first event,
-    /// due at `rt`. False when nothing is due by `end` (nothing changes then, but the
-    /// slot's sort: events scheduled meanwhile are appended to it, and it is sorted again
-    /// when time reaches it).
-    #[inline(always)]
-    fn start_next_slot(
-        &mut self,
-        end: Time,
-        rt: u64,
-        ahead: &impl Fn(Event),
-        draining: &impl Fn(Event),
-    ) -> bool {
-        let mut slot = self.next;
-        if slot == u64::MAX {
-            let Some(t) = self.far.first_time() else {
-                return false;
-            };
-            if t > end.0 && rt > end.0 {
-                return false;
-            }
-            // The wheel is empty: turn it to the heap's first event.
-            self.cur = self.slot_of(t);
-            self.refill_from_heap();
-            slot = self.next;
-        }
-        let i = (slot & self.mask) as usize;
-        let v = slot_mut(&mut self.slots, i);
-        // The slot being drained is empty, so this one is not it: sort it.
-        sort_slot(v, slot << self.shift, self.shift);
-        let t = slot << self.shift | u64::from(v[0].lo);
-        if t > end.0 && rt > end.0 {
-            return false;
-        }
-        let m = self.mask as usize;
-        let v = self::slot(&self.slots, i);
-        for s in &v[..v.len().min(HINT_AHEAD)] {
-            draining(s.event);
-        }
-        let next = self::slot(&self.slots, (i + 1) & m);
-        for s in &next[..next.len().min(HINT_AHEAD)] {
-            ahead(s.event);
-        }
-        prefetch_slot(self::slot(&self.slots, (i + 2) & m));
-        // Drained from here on: the slot is sorted, and time reaches it (its first event
-        // or the rings' first, which is no earlier than the slot's start, runs next).
-        self.draining = slot;
-        self.drain_i = i;
-        self.head = 0;
-        if slot != self.cur {
-            self.cur = slot;
-            self.refill();
-        }
-        true
-    }
-    /// The slot being drained (index `i`) is finished (its last entry was popped): empty it,
-    /// and find the next non-empty slot.
-    #[inline(always)]
-    fn drained(&mut self, i: usize) {
-        slot_mut(&mut self.slots, i).clear();
-        self.head = 0;
-        self.bits.clear(i);
-        // The next slot is usually busy too: one bit says so without a scan.
-        let j = (i + 1) & self.mask as usize;
-        self.next = if self.bits.is_set(j) {
-            self.draining + 1
-        } else {
-            self.next_slot()
-        };
     }
     /// Remove the earliest event and advance time to it.
     #[inline]
