@@ -62,9 +62,9 @@ mod wheel_turn;
 use delay_rings::{DelayRings, PROMOTE_AFTER};
 use far_events::{Entry, FarEvents};
 use wheel_bitmap::SlotBitmap;
+use wheel_slot::{push_fields, slot, slot_mut, Slotted};
 #[cfg(test)]
 use wheel_slot::{sort_slot, INSERTION_MAX};
-use wheel_slot::{push_fields, slot, slot_mut, Slotted};
 
 /// log2 of a slot's width in picoseconds in a wheel made without a width (1.024 ns).
 const SLOT_SHIFT: u32 = 10;

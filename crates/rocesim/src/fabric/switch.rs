@@ -4,8 +4,9 @@
 //! A frame's path through it: [`Switch::on_arrive`] (TTL, route with ECMP, classify DSCP → TC
 //! → queue) → `Switch::enqueue` (MMU admission, XOFF toward the ingress peer, ECN at
 //! enqueue) → the egress port's scheduler in [`Switch::try_send`] / `dequeue` (release the
-//! buffer, XON, ECN at dequeue, INT stamp) → the wire ([`Port::start_tx`]). PFC is in
-//! `pfc.rs`, marking in `ecn.rs`, flooding and static routes in `forwarding.rs`, the storm
+//! buffer, XON, ECN at dequeue, INT stamp) → the wire ([`Port::start_tx`]). PFC frames and
+//! pause state are in `pfc.rs`, the switch's XOFF, XON and pause handling in `switch_pfc.rs`,
+//! marking in `ecn.rs`, flooding and static routes in `forwarding.rs`, the storm
 //! watchdog in `watchdog.rs`.
 
 use super::dscp::DscpNibbles;
@@ -21,6 +22,9 @@ use super::watchdog::PfcWatchdog;
 use crate::engine::{handle, Ctx};
 use crate::ids::{Priority, QueueId};
 use crate::packet::{flags, Header};
+
+#[path = "switch_pfc.rs"]
+mod switch_pfc;
 
 /// One switch. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
 /// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, the DSCP
@@ -488,77 +492,6 @@ impl Switch {
         }
         if e.lossless() && handle::at(&self.xoff, inl).mask & self.pg_prios[e.tc().idx()] != 0 {
             self.resume_pg(inl, e.tc(), ctx);
-        }
-    }
-
-    /// Ingress PG `pg` of local port `inl` crossed XOFF: pause every PFC-enabled priority
-    /// mapped to it that is not paused yet (one frame each, lowest priority first).
-    fn pause_pg(&mut self, inl: usize, pg: Priority, ctx: &mut Ctx) {
-        let mut m = self.pg_prios[pg.idx()] & !self.xoff[inl].mask;
-        while m != 0 {
-            let prio = Priority(m.trailing_zeros() as u8);
-            m &= m - 1;
-            let quanta = self.pfc_quanta;
-            handle::at_mut(&mut self.ports, inl).send_xoff(
-                handle::at_mut(&mut self.xoff, inl),
-                prio,
-                quanta,
-                ctx,
-            );
-        }
-    }
-
-    /// Resume the priorities of PG `pg` on local port `inl` if the PG fell below XON.
-    #[inline]
-    fn resume_pg(&mut self, inl: usize, pg: Priority, ctx: &mut Ctx) {
-        if !self.mmu.under_xon(inl, pg) {
-            return;
-        }
-        let mut m = self.pg_prios[pg.idx()] & self.xoff[inl].mask;
-        while m != 0 {
-            let prio = Priority(m.trailing_zeros() as u8);
-            m &= m - 1;
-            handle::at_mut(&mut self.ports, inl).send_xon(
-                handle::at_mut(&mut self.xoff, inl),
-                prio,
-                ctx,
-            );
-        }
-    }
-
-    /// A pause frame takes effect on egress port `l`.
-    pub fn on_pause_arrive(&mut self, l: u16, prio: Priority, quanta: u16, ctx: &mut Ctx) {
-        let port = &mut self.ports[l as usize];
-        if quanta > 0 {
-            ctx.monitor.port_prio[port.id.idx()][prio].pause_rx += 1;
-            if let Some(wd) = &mut self.watchdog {
-                wd.queues[l as usize][prio].last_pause = ctx.now;
-            }
-        }
-        if port.on_pause_frame(prio, quanta, ctx) {
-            self.try_send(l, ctx);
-        }
-    }
-
-    /// The pause timer of egress port `l`'s priority `prio` may have run out.
-    pub fn on_pause_expire(&mut self, l: u16, prio: Priority, ctx: &mut Ctx) {
-        if self.ports[l as usize].on_pause_expire(prio, ctx) {
-            self.try_send(l, ctx);
-        }
-    }
-
-    /// Re-send a held XOFF before the peer's timer runs out, or send XON if the PG drained
-    /// without a departure noticing it (the dynamic threshold grew).
-    pub fn on_pfc_refresh(&mut self, l: u16, prio: Priority, ctx: &mut Ctx) {
-        let l = l as usize;
-        if !self.ports[l].refresh_due(&self.xoff[l], prio, ctx.now) {
-            return;
-        }
-        if self.mmu.under_xon(l, self.tc_to_pg[prio.idx()]) {
-            self.ports[l].send_xon(&mut self.xoff[l], prio, ctx);
-        } else {
-            let quanta = self.pfc_quanta;
-            self.ports[l].send_xoff(&mut self.xoff[l], prio, quanta, ctx);
         }
     }
 
