@@ -59,12 +59,12 @@ impl PacketArena {
     }
     /// The packet behind a handle.
     #[inline]
-    pub fn get(&self, id: u32) -> &Packet {
+    pub(crate) fn get(&self, id: u32) -> &Packet {
         super::handle::at(&self.slots, id as usize)
     }
     /// The packet behind a handle, mutably.
     #[inline]
-    pub fn get_mut(&mut self, id: u32) -> &mut Packet {
+    pub(crate) fn get_mut(&mut self, id: u32) -> &mut Packet {
         super::handle::at_mut(&mut self.slots, id as usize)
     }
     /// Hint the CPU to bring packet `id` into cache: the loop calls this for the packet of

@@ -12,14 +12,17 @@
 //! Debug builds (every test) still check each index and panic with the table's length, so a
 //! handle out of range is caught where it is used; release builds trust it. Anything read
 //! from a scenario file is checked once, when the configuration is validated, before it can
-//! become a handle.
+//! become a handle. This module, and every method that indexes through it (the arena's
+//! `get`, a port's owner, `next_hops`, the MMU's admission and release, the transmit
+//! counters, the switch's event handlers), is crate-internal: a caller outside the crate
+//! cannot hand them an index the model did not make.
 
 use std::ops::Range;
 
 /// `v[i]`, for an index `i` that is a handle into `v` (see the module doc). Checked in debug
 /// builds.
 #[inline(always)]
-pub fn at<T>(v: &[T], i: usize) -> &T {
+pub(crate) fn at<T>(v: &[T], i: usize) -> &T {
     debug_assert!(i < v.len(), "handle {i} beyond a table of {}", v.len());
     // SAFETY: a handle is below its table's length by construction (module doc); debug
     // builds check it.
@@ -28,7 +31,7 @@ pub fn at<T>(v: &[T], i: usize) -> &T {
 
 /// `&mut v[i]`, for a handle `i` into `v`. Checked in debug builds.
 #[inline(always)]
-pub fn at_mut<T>(v: &mut [T], i: usize) -> &mut T {
+pub(crate) fn at_mut<T>(v: &mut [T], i: usize) -> &mut T {
     debug_assert!(i < v.len(), "handle {i} beyond a table of {}", v.len());
     // SAFETY: as in `at`.
     unsafe { v.get_unchecked_mut(i) }
@@ -37,7 +40,7 @@ pub fn at_mut<T>(v: &mut [T], i: usize) -> &mut T {
 /// `&v[r]`, for a range `r` of `v` the model built with it (a routing group's next hops).
 /// Checked in debug builds.
 #[inline(always)]
-pub fn span<T>(v: &[T], r: Range<usize>) -> &[T] {
+pub(crate) fn span<T>(v: &[T], r: Range<usize>) -> &[T] {
     debug_assert!(
         r.start <= r.end && r.end <= v.len(),
         "span {r:?} beyond a table of {}",

@@ -8,7 +8,7 @@ pub mod chunk_file;
 pub mod ctx;
 pub mod event;
 pub mod flow_window;
-pub mod handle;
+pub(crate) mod handle;
 pub mod prefetch;
 pub mod queue;
 pub mod remote;

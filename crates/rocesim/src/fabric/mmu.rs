@@ -212,7 +212,7 @@ impl Mmu {
     /// also says whether the PG is then over XOFF ([`Mmu::over_xoff`], from the accounting
     /// just updated instead of read again; false when the packet is dropped).
     #[inline(always)]
-    pub fn admit(
+    pub(crate) fn admit(
         &mut self,
         in_port: usize,
         pg: Priority,
@@ -269,7 +269,7 @@ impl Mmu {
     /// XOFF with it), and then only the queue's peak is updated. False, and nothing changes,
     /// when admission would do more: take headroom, drop the packet, cross XOFF.
     #[inline(always)]
-    pub fn pass(
+    pub(crate) fn pass(
         &mut self,
         in_port: usize,
         pg: Priority,
@@ -309,7 +309,7 @@ impl Mmu {
 
     /// Release a packet that left its egress queue. Headroom is released first.
     #[inline(always)]
-    pub fn release(
+    pub(crate) fn release(
         &mut self,
         in_port: usize,
         pg: Priority,

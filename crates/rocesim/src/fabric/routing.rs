@@ -97,7 +97,7 @@ impl RoutingTable {
 
     /// Local ports of switch `sw` on shortest paths to host `dst` (empty: unreachable).
     #[inline(always)]
-    pub fn next_hops(&self, sw: u32, dst: u32) -> &[u16] {
+    pub(crate) fn next_hops(&self, sw: u32, dst: u32) -> &[u16] {
         let h = handle::at(&self.host, dst as usize);
         if h.switch == sw {
             return if h.port[0] == u16::MAX { &[] } else { &h.port };

@@ -108,7 +108,7 @@ impl Switch {
     /// `out` is its egress port if the sending switch looked it up, else [`NO_OUT`];
     /// without, `out` is ignored. With `PLAIN`, the switch is plain ([`Switch::is_plain`]).
     #[inline]
-    pub fn on_arrive<const AHEAD: bool, const PLAIN: bool>(
+    pub(crate) fn on_arrive<const AHEAD: bool, const PLAIN: bool>(
         &mut self,
         in_local: u16,
         pkt_id: u32,
@@ -127,7 +127,7 @@ impl Switch {
     }
 
     /// The head of port `in_local`'s forwarding pipeline is due: forward it.
-    pub fn on_forward(&mut self, in_local: u16, ctx: &mut Ctx) {
+    pub(crate) fn on_forward(&mut self, in_local: u16, ctx: &mut Ctx) {
         let port = handle::at_mut(&mut self.ports, in_local as usize);
         let Some((_, pkt_id)) = port.pipeline.pop() else {
             return;
@@ -345,7 +345,7 @@ impl Switch {
     /// Start the next frame on local port `l` if it is free. A port still serializing only
     /// makes sure it is woken when it frees up (inline); the attempt itself is out of line.
     #[inline(always)]
-    pub fn try_send(&mut self, l: u16, ctx: &mut Ctx) {
+    pub(crate) fn try_send(&mut self, l: u16, ctx: &mut Ctx) {
         self.try_send_as::<false>(l, ctx);
     }
 
@@ -389,7 +389,7 @@ impl Switch {
     /// attempt directly: a call of its own, with its register saves, cost more than its two
     /// lines (docs/performance.md, "Four small functions inlined").
     #[inline(always)]
-    pub fn on_tx_done<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
+    pub(crate) fn on_tx_done<const PLAIN: bool>(&mut self, l: u16, ctx: &mut Ctx) {
         handle::at_mut(&mut self.ports, l as usize).txdone_pending = false;
         self.try_send_as::<PLAIN>(l, ctx);
     }

@@ -193,7 +193,7 @@ impl Monitor {
 
     /// Count a frame of `wire` bytes put on the wire by `port` at priority `prio`.
     #[inline]
-    pub fn count_tx(&mut self, port: PortId, prio: Priority, wire: u32) {
+    pub(crate) fn count_tx(&mut self, port: PortId, prio: Priority, wire: u32) {
         let i = self.tx_index(port, prio);
         let c = handle::at_mut(&mut self.tx, i);
         c.packets += 1;

@@ -45,7 +45,7 @@ impl PortLocs {
 
     /// The node owning port `p` and the port's local index on it (0 for a host's port).
     #[inline(always)]
-    pub fn get(&self, p: PortId) -> (NodeRef, u16) {
+    pub(crate) fn get(&self, p: PortId) -> (NodeRef, u16) {
         let v = *handle::at(&self.0, p.idx());
         if v & HOST != 0 {
             (NodeRef::Host(v & !HOST), 0)
