@@ -2,11 +2,9 @@
 //! egress port idle with empty queues: the scheduler would pick them at once, and their
 //! admission to the buffer would be undone by their release in the same instant. When
 //! nothing observes them in the queue (no ECN marking, no congestion isolation) and the
-//! admission would neither take headroom, nor drop, nor cross XOFF ([`Mmu::pass`]), the frame
+//! admission would neither take headroom, nor drop, nor cross XOFF (`Mmu::pass`), the frame
 //! goes straight to the wire: the same decision as the full path (`Switch::enqueue`,
 //! `Switch::depart`) without the two accounting updates that cancel out.
-//!
-//! [`Mmu::pass`]: super::mmu::Mmu::pass
 
 use super::isolation::Placement;
 use super::switch::Switch;

@@ -1,9 +1,9 @@
 //! A switch: the component that owns its ports, MMU, ECN marker, forwarding faults and PFC
 //! watchdog, and handles every event addressed to them.
 //!
-//! A frame's path through it: [`Switch::on_arrive`] (TTL, route with ECMP, classify DSCP → TC
+//! A frame's path through it: `Switch::on_arrive` (TTL, route with ECMP, classify DSCP → TC
 //! → queue) → `Switch::enqueue` (MMU admission, XOFF toward the ingress peer, ECN at
-//! enqueue) → the egress port's scheduler in [`Switch::try_send`] / `dequeue` (release the
+//! enqueue) → the egress port's scheduler in `Switch::try_send` / `dequeue` (release the
 //! buffer, XON, ECN at dequeue, INT stamp) → the wire ([`Port::start_tx`]). PFC frames and
 //! pause state are in `pfc.rs`, the switch's XOFF, XON and pause handling in `switch_pfc.rs`,
 //! marking in `ecn.rs`, flooding and static routes in `forwarding.rs`, the storm

@@ -88,7 +88,7 @@ impl Nic {
     }
 
     /// The port finished serializing its frame. Inlined into the run loop, as the switch's
-    /// ([`crate::fabric::switch::Switch::on_tx_done`]).
+    /// (`Switch::on_tx_done`).
     #[inline(always)]
     pub fn on_tx_done(&mut self, ctx: &mut Ctx) {
         self.port.txdone_pending = false;
