@@ -5,7 +5,8 @@
 //! inlined (about 29 instructions, 266 K of them in S1-none's first 400 µs) and its pop wrapped
 //! the head index with a compare and a conditional move. Here the head and tail count up
 //! without wrapping and are masked when used, so an append is a store and an increment, a pop
-//! a load and an increment (docs/performance.md, "Handles indexed without bounds checks").
+//! a load and an increment (docs/performance.md, "Handles indexed without bounds checks");
+//! an append also starts loading the buffer's next line (`PUSH_AHEAD`).
 //! The buffer doubles when full and never shrinks, like a `VecDeque`'s.
 
 use crate::engine::handle;
@@ -42,6 +43,15 @@ impl<T: Copy> Default for Fifo<T> {
 /// Slots of a FIFO's first buffer.
 const FIRST_CAPACITY: usize = 8;
 
+/// How far past its new tail an append starts loading the buffer (a prefetch hint): with
+/// 16-byte queue entries, four to a cache line, the line after the tail's from the line's
+/// second append on. A backlogged queue's buffer is long (S1 without congestion control
+/// holds some 200 K entries behind PFC), so the line an append writes was last touched a
+/// whole turn of the buffer before and had left the caches; the store waited for it. With
+/// the hint the line is on its way while the port's next frames arrive: S1-none ran in 0.98
+/// of the time (two rounds of 12 and 16 pairs) for 0.1 % more instructions.
+const PUSH_AHEAD: u32 = 3;
+
 impl<T: Copy> Fifo<T> {
     /// Entries held.
     #[inline(always)]
@@ -63,6 +73,12 @@ impl<T: Copy> Fifo<T> {
         }
         *handle::at_mut(&mut self.buf, (self.tail & self.mask) as usize) = e;
         self.tail = self.tail.wrapping_add(1);
+        // The slot `PUSH_AHEAD` places on: the next line before this one is full.
+        crate::engine::prefetch::prefetch(
+            self.buf
+                .as_ptr()
+                .wrapping_add((self.tail.wrapping_add(PUSH_AHEAD) & self.mask) as usize),
+        );
     }
 
     /// Take the entry at the front.
