@@ -336,10 +336,12 @@ impl Port {
     /// scheduler has one eligible queue and picks it.
     #[inline]
     pub fn would_send_at_once(&self, q: QueueId, ctx: &Ctx) -> bool {
-        self.nonempty == 0
-            && self.busy_until <= ctx.now
-            && self.pfc_pending == 0
-            && self.paused_queues() & q.bit() == 0
+        // One branch for the caller, not one per condition: whether a frame goes at once is
+        // as good as random from one frame to the next. Evaluating every condition costs
+        // 5 instructions a hop more, and saves a tenth of the mispredicted conditional
+        // branches (callgrind's model); S1-none ran in 0.99 of the time (14 and 16 pairs).
+        let held = self.nonempty | self.pfc_pending | (self.paused_queues() & q.bit());
+        (held == 0) & (self.busy_until <= ctx.now)
     }
 
     /// The queue that carries priority `prio`.
