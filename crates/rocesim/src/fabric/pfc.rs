@@ -201,6 +201,7 @@ impl Port {
         ctx.monitor
             .log_pfc(ctx.now, self.id, prio, PfcDir::Rx, quanta);
         let change = self.pause.apply(prio.0, quanta, ctx.now, self.rate);
+        self.refresh_paused();
         let until = self.pause.until[prio.idx()];
         self.pause_changed(prio, change, until, ctx)
     }
@@ -208,6 +209,7 @@ impl Port {
     /// The pause timer of `prio` may have run out. Returns true when the priority resumed.
     pub fn on_pause_expire(&mut self, prio: Priority, ctx: &mut Ctx) -> bool {
         let change = self.pause.expire(prio.0, ctx.now);
+        self.refresh_paused();
         self.pause_changed(prio, change, ctx.now, ctx)
     }
 

@@ -205,6 +205,11 @@ pub struct Port {
     /// Kept in step with `wire` by [`Port::set_wire_up`], [`Port::set_wire_loss`] and
     /// [`Port::track_wire`], the only writers of those fields.
     pub wire_plain: bool,
+    /// Queues held by PFC: those of the paused priorities not ignored (`pause.mask` less
+    /// `pause_ignore`, through `queue_of_prio`). Kept by [`Port::refresh_paused`], called
+    /// wherever those change, so that the transmit path reads one byte instead of walking
+    /// the paused priorities on every frame.
+    pub(crate) paused_q: u8,
     /// Pause timers of the egress priorities (set by the peer's PFC frames); its `mask` is
     /// the last byte of line 0.
     pub pause: EgressPause,
@@ -276,6 +281,7 @@ impl Port {
             strict: Scheduler::strict_mask(kinds),
             ecn_queues: 0,
             wire_plain: true,
+            paused_q: 0,
             queue_of_prio: [0, 1, 2, 3, 4, 5, 6, 7].map(QueueId),
         }
     }
@@ -321,6 +327,16 @@ impl Port {
     /// Queues whose priority is paused (and not ignored by the PFC watchdog).
     #[inline]
     fn paused_queues(&self) -> u8 {
+        debug_assert_eq!(
+            self.paused_q,
+            self.held_by_pause(),
+            "paused_q out of step: refresh_paused was not called"
+        );
+        self.paused_q
+    }
+
+    /// The queues of the paused priorities that are not ignored, walked from the masks.
+    fn held_by_pause(&self) -> u8 {
         let mut paused = 0u8;
         let mut m = self.pause.mask & !self.pause_ignore;
         while m != 0 {
@@ -329,6 +345,13 @@ impl Port {
             m &= m - 1;
         }
         paused
+    }
+
+    /// Recompute `paused_q` after a change of the pause mask, the ignored priorities or the
+    /// map from priorities to queues.
+    #[inline]
+    pub fn refresh_paused(&mut self) {
+        self.paused_q = self.held_by_pause();
     }
 
     /// Would a packet put into queue `q` now be the next to go, at once? True when the port

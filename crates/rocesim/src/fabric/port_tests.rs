@@ -104,6 +104,7 @@ fn transmit_fields_share_the_first_cache_line() {
         offset_of!(Port, strict) + 1,
         offset_of!(Port, ecn_queues) + 1,
         offset_of!(Port, wire_plain) + 1,
+        offset_of!(Port, paused_q) + 1,
         offset_of!(Port, pause) + offset_of!(EgressPause, mask) + 1,
     ] {
         assert!(end <= 64, "field ends at byte {end}");
@@ -123,4 +124,43 @@ fn wire_head_state_and_loss_kind_share_a_cache_line() {
     ] {
         assert!(end <= 64, "wire field ends at byte {end} of its line");
     }
+}
+
+/// A port whose priorities 3 and 5 map to queues 1 and 6 (priority 0 to queue 0): what
+/// `eligible` holds back follows the pause mask, the watchdog's ignored priorities and the
+/// map, once `refresh_paused` has run after each change (and debug builds check the kept
+/// byte against the walk on every read).
+#[test]
+fn paused_queues_follow_pauses_ignored_priorities_and_the_queue_map() {
+    let rate = Rate::gbps(100);
+    let mut port = Port::new(
+        NodeRef::Switch(0),
+        0,
+        PortId(0),
+        0,
+        rate,
+        Time::ZERO,
+        &[QueueSched::Strict; 8],
+    );
+    port.queue_of_prio = [0, 2, 3, 1, 4, 6, 5, 7].map(QueueId);
+    port.refresh_paused();
+    port.nonempty = 0b0100_0011; // queues 0, 1 and 6 hold packets
+    assert_eq!(port.eligible(), 0b0100_0011);
+    port.pause.apply(3, 100, Time::ZERO, rate);
+    port.refresh_paused();
+    assert_eq!(port.eligible(), 0b0100_0001, "priority 3 holds queue 1");
+    port.pause.apply(5, 100, Time::ZERO, rate);
+    port.refresh_paused();
+    assert_eq!(port.eligible(), 0b0000_0001, "and priority 5 queue 6");
+    port.pause_ignore = Priority(3).bit();
+    port.refresh_paused();
+    assert_eq!(
+        port.eligible(),
+        0b0000_0011,
+        "the watchdog ignores priority 3"
+    );
+    port.pause.apply(5, 0, Time::ZERO, rate);
+    port.pause_ignore = 0;
+    port.refresh_paused();
+    assert_eq!(port.eligible(), 0b0100_0001, "5 resumed, 3 heeded again");
 }

@@ -99,6 +99,7 @@ impl Switch {
                 w.restored += 1;
                 w.candidate_since = Time::NEVER;
                 port.pause_ignore &= !prio.bit();
+                port.refresh_paused();
                 port.wd_drop &= !q.bit();
                 let action = action_name(p.action);
                 ctx.monitor
@@ -155,4 +156,5 @@ fn act(port: &mut Port, prio: Priority, q: QueueId, action: WatchdogAction) {
             port.wd_drop |= q.bit();
         }
     }
+    port.refresh_paused();
 }

@@ -266,6 +266,7 @@ fn plan_ports(sc: &Scenario) -> PortPlan {
             if let NodeRef::Switch(s) = me {
                 let sw = &sc.switches[s as usize];
                 port.queue_of_prio = sw.tc_to_queue.map(QueueId);
+                port.refresh_paused();
                 port.ecn_queues = sw.ecn_queues_of(local as usize);
             }
             ports.push(port);
