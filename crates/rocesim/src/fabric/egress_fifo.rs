@@ -50,7 +50,7 @@ const FIRST_CAPACITY: usize = 8;
 /// whole turn of the buffer before and had left the caches; the store waited for it. With
 /// the hint the line is on its way while the port's next frames arrive: S1-none ran in 0.98
 /// of the time (two rounds of 12 and 16 pairs) for 0.1 % more instructions.
-const PUSH_AHEAD: u32 = 3;
+const PUSH_AHEAD: usize = 3;
 
 impl<T: Copy> Fifo<T> {
     /// Entries held.
@@ -71,14 +71,12 @@ impl<T: Copy> Fifo<T> {
         if self.len() == self.buf.len() {
             self.grow(e);
         }
-        *handle::at_mut(&mut self.buf, (self.tail & self.mask) as usize) = e;
+        let slot = handle::at_mut(&mut self.buf, (self.tail & self.mask) as usize);
+        *slot = e;
+        // `PUSH_AHEAD` slots on, unmasked: past the buffer's end near a wrap, where the hint
+        // is lost (a prefetch never faults), at one instruction.
+        crate::engine::prefetch::prefetch(std::ptr::from_mut(slot).wrapping_add(PUSH_AHEAD + 1));
         self.tail = self.tail.wrapping_add(1);
-        // The slot `PUSH_AHEAD` places on: the next line before this one is full.
-        crate::engine::prefetch::prefetch(
-            self.buf
-                .as_ptr()
-                .wrapping_add((self.tail.wrapping_add(PUSH_AHEAD) & self.mask) as usize),
-        );
     }
 
     /// Take the entry at the front.
