@@ -191,7 +191,8 @@ pub struct Port {
     pub txdone_pending: bool,
     /// PFC frames waiting to go out ahead of data: bitmask of priorities.
     pub pfc_pending: u8,
-    /// Priorities whose pauses the PFC watchdog ignores (a stormed queue).
+    /// Priorities whose pauses the PFC watchdog ignores (a stormed queue). Written through
+    /// [`Port::set_pause_ignored`], which keeps `paused_q` in step.
     pub pause_ignore: u8,
     /// Queues whose lossless packets the PFC watchdog discards (action `drop`).
     pub wd_drop: u8,
@@ -210,8 +211,8 @@ pub struct Port {
     /// wherever those change, so that the transmit path reads one byte instead of walking
     /// the paused priorities on every frame.
     pub(crate) paused_q: u8,
-    /// Pause timers of the egress priorities (set by the peer's PFC frames); its `mask` is
-    /// the last byte of line 0.
+    /// Pause timers of the egress priorities (set by the peer's PFC frames); its `mask`, the
+    /// first byte of the struct, lies in line 0.
     pub pause: EgressPause,
     // Colder.
     /// Scheduler over the egress queues.
@@ -352,6 +353,17 @@ impl Port {
     #[inline]
     pub fn refresh_paused(&mut self) {
         self.paused_q = self.held_by_pause();
+    }
+
+    /// The PFC watchdog starts (`ignored`) or stops ignoring the pauses of `prio` on this
+    /// port (its `forward` and `drop` actions, and their restoration).
+    pub fn set_pause_ignored(&mut self, prio: Priority, ignored: bool) {
+        if ignored {
+            self.pause_ignore |= prio.bit();
+        } else {
+            self.pause_ignore &= !prio.bit();
+        }
+        self.refresh_paused();
     }
 
     /// Would a packet put into queue `q` now be the next to go, at once? True when the port

@@ -152,15 +152,13 @@ fn paused_queues_follow_pauses_ignored_priorities_and_the_queue_map() {
     port.pause.apply(5, 100, Time::ZERO, rate);
     port.refresh_paused();
     assert_eq!(port.eligible(), 0b0000_0001, "and priority 5 queue 6");
-    port.pause_ignore = Priority(3).bit();
-    port.refresh_paused();
+    port.set_pause_ignored(Priority(3), true);
     assert_eq!(
         port.eligible(),
         0b0000_0011,
         "the watchdog ignores priority 3"
     );
     port.pause.apply(5, 0, Time::ZERO, rate);
-    port.pause_ignore = 0;
-    port.refresh_paused();
+    port.set_pause_ignored(Priority(3), false);
     assert_eq!(port.eligible(), 0b0100_0001, "5 resumed, 3 heeded again");
 }

@@ -98,8 +98,7 @@ impl Switch {
                 w.stormed = false;
                 w.restored += 1;
                 w.candidate_since = Time::NEVER;
-                port.pause_ignore &= !prio.bit();
-                port.refresh_paused();
+                port.set_pause_ignored(prio, false);
                 port.wd_drop &= !q.bit();
                 let action = action_name(p.action);
                 ctx.monitor
@@ -150,11 +149,10 @@ impl Switch {
 fn act(port: &mut Port, prio: Priority, q: QueueId, action: WatchdogAction) {
     match action {
         WatchdogAction::Alert => {}
-        WatchdogAction::Forward => port.pause_ignore |= prio.bit(),
+        WatchdogAction::Forward => port.set_pause_ignored(prio, true),
         WatchdogAction::Drop => {
-            port.pause_ignore |= prio.bit();
+            port.set_pause_ignored(prio, true);
             port.wd_drop |= q.bit();
         }
     }
-    port.refresh_paused();
 }
