@@ -13,9 +13,13 @@ use super::route_ahead::NO_OUT;
 use super::scheduler::Scheduler;
 use crate::engine::{Ctx, Event};
 use crate::ids::{PortId, Priority, QueueId};
+use crate::monitor::{Monitor, TxCounters};
 use crate::packet::PacketKind;
 use crate::topology::NodeRef;
 use crate::units::{Rate, Time};
+
+/// [`Port::tx_prio`] before a port's first frame: no transmit account is open.
+pub(crate) const NO_TX_PRIO: u8 = u8::MAX;
 
 /// How far behind a queue's head [`Port::dequeue`] prefetches: one cache line of 16-byte
 /// entries.
@@ -172,8 +176,12 @@ pub struct Port {
     // Line 0: what every enqueue, transmit and arrival reads.
     /// The port serializes until this time.
     pub busy_until: Time,
-    /// Picoseconds per byte at the line rate when whole (else 0): serialization by multiply.
-    pub ps_per_byte: u64,
+    /// Picoseconds per byte at the line rate when whole and below 2^32 (else 0):
+    /// serialization by multiply.
+    pub ps_per_byte: u32,
+    /// Frames sent at priority `tx_prio` since its transmit account was last settled into the
+    /// monitor's per-(port, priority) table (see [`Port::count_tx`]).
+    pub(crate) tx_frames: u32,
     /// Propagation delay to the peer.
     pub delay: Time,
     /// Line rate.
@@ -211,6 +219,8 @@ pub struct Port {
     /// wherever those change, so that the transmit path reads one byte instead of walking
     /// the paused priorities on every frame.
     pub(crate) paused_q: u8,
+    /// The priority whose transmit account is open ([`NO_TX_PRIO`] before the first frame).
+    pub(crate) tx_prio: u8,
     /// Pause timers of the egress priorities (set by the peer's PFC frames); its `mask`, the
     /// first byte of the struct, lies in line 0.
     pub pause: EgressPause,
@@ -262,7 +272,12 @@ impl Port {
             faces_host: false,
             rate,
             tx_bytes: 0,
-            ps_per_byte: rate.ps_per_byte().unwrap_or(0),
+            ps_per_byte: rate
+                .ps_per_byte()
+                .and_then(|ps| u32::try_from(ps).ok())
+                .unwrap_or(0),
+            tx_frames: 0,
+            tx_prio: NO_TX_PRIO,
             delay,
             pfc_response: Time::ZERO,
             peer_response: Time::ZERO,
@@ -310,11 +325,72 @@ impl Port {
         }
         p
     }
+    /// Count a frame of `wire` bytes sent at priority `tc` (PFC frames are not counted).
+    ///
+    /// A port counts its frames in its first cache line, which every transmit writes anyway:
+    /// `tx_bytes` (all priorities) and `tx_frames`, the frames of its open account, priority
+    /// `tx_prio`. The monitor's per-(port, priority) table ([`Monitor::tx`]) receives an
+    /// account when the priority changes (rare: most ports send one priority) and whenever a
+    /// reader settles it ([`Port::settle_tx`]): updating that table on every frame cost a
+    /// first-level cache miss a hop (docs/performance.md, "Transmit counters in the port's
+    /// first line").
+    #[inline(always)]
+    pub(crate) fn count_tx(&mut self, tc: Priority, wire: u32, monitor: &mut Monitor) {
+        if tc.0 != self.tx_prio || self.tx_frames == u32::MAX {
+            self.reopen_tx(tc, monitor);
+        }
+        self.tx_frames += 1;
+        self.tx_bytes += u64::from(wire);
+        #[cfg(debug_assertions)]
+        {
+            monitor.unsettled += 1;
+        }
+    }
+
+    /// Settle the open account and open one for priority `tc`.
+    #[cold]
+    #[inline(never)]
+    fn reopen_tx(&mut self, tc: Priority, monitor: &mut Monitor) {
+        self.settle_tx(monitor);
+        self.tx_prio = tc.0;
+    }
+
+    /// Add the open transmit account to the monitor's table, so that [`Monitor::tx`] holds
+    /// every frame this port sent; the account stays open, empty.
+    pub(crate) fn settle_tx(&mut self, monitor: &mut Monitor) {
+        if self.tx_prio != NO_TX_PRIO {
+            monitor.settle_tx(
+                self.id,
+                Priority(self.tx_prio),
+                self.tx_frames,
+                self.tx_bytes,
+            );
+        } else {
+            debug_assert_eq!(
+                (self.tx_frames, self.tx_bytes),
+                (0, 0),
+                "frames without a priority"
+            );
+        }
+        self.tx_frames = 0;
+    }
+
+    /// What this port sent at priority `prio`: the monitor's table and the open account,
+    /// for readers that cannot settle first (they hold the port shared).
+    pub fn tx_counters(&self, prio: Priority, monitor: &Monitor) -> TxCounters {
+        let mut c = *monitor.tx_unsettled(self.id, prio);
+        if self.tx_prio == prio.0 {
+            c.packets += u64::from(self.tx_frames);
+            c.bytes += self.tx_bytes - monitor.tx_settled_bytes(self.id);
+        }
+        c
+    }
+
     /// Time to serialize `bytes` on this port.
     #[inline]
     pub fn tx_time(&self, bytes: u64) -> Time {
         if self.ps_per_byte != 0 {
-            Time(bytes * self.ps_per_byte)
+            Time(bytes * u64::from(self.ps_per_byte))
         } else {
             self.rate.tx_time(bytes)
         }
@@ -440,8 +516,7 @@ impl Port {
         self.busy_until = now + ser;
         let arrive = self.busy_until + self.delay;
         let more = self.nonempty != 0 || self.pfc_pending != 0;
-        ctx.monitor.count_tx(self.id, tc, wire);
-        self.tx_bytes += wire as u64;
+        self.count_tx(tc, wire, &mut ctx.monitor);
         debug_assert_eq!(
             self.wire_plain,
             self.wire.is_plain(),

@@ -89,7 +89,7 @@ impl Switch {
         let now = ctx.now;
         let port = &mut self.ports[l];
         let q = port.queue_of(prio);
-        let tx = ctx.monitor.tx_of(port.id, prio).packets;
+        let tx = port.tx_counters(prio, &ctx.monitor).packets;
         let wd = self.watchdog.as_mut().expect("polled");
         let w = &mut wd.queues[l][prio];
         if w.stormed {

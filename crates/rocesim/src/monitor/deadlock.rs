@@ -146,6 +146,7 @@ impl Detector {
         monitor: &Monitor,
         arena: Option<&PacketArena>,
     ) -> Waits {
+        monitor.assert_settled();
         let nodes = self.stuck_nodes(ports, monitor);
         for (i, c) in monitor.tx.iter().enumerate() {
             self.tx_seen[i] = c.packets;

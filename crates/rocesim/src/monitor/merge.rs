@@ -15,6 +15,8 @@ impl Monitor {
     /// Add what `other`, another part of the same run, recorded; `theirs` says which ports
     /// that part simulates (their congestion points are taken whole from it).
     pub fn merge(&mut self, other: &Monitor, theirs: impl Fn(PortId) -> bool) {
+        self.assert_settled();
+        other.assert_settled();
         for (i, cp) in other.cps.iter().enumerate() {
             if theirs(PortId((i / 8) as u32)) {
                 self.cps[i] = cp.clone();
@@ -38,6 +40,10 @@ impl Monitor {
         for (a, b) in self.tx.iter_mut().zip(&other.tx) {
             a.packets += b.packets;
             a.bytes += b.bytes;
+        }
+        // A port's settled bytes are its part's (zero in the others).
+        for (a, b) in self.tx_settled.iter_mut().zip(&other.tx_settled) {
+            *a += b;
         }
         for (a, b) in self.tx_at_warmup.iter_mut().zip(&other.tx_at_warmup) {
             *a += b;

@@ -5,7 +5,7 @@
 use super::congestion::CongestionPoint;
 use super::counters::{FlowCounters, PortPrioCounters, QueueCounters, TxCounters};
 use super::PfcDir;
-use crate::engine::{handle, FlowWindow};
+use crate::engine::FlowWindow;
 use crate::ids::{FlowId, PerPrio, PerQueue, PortId, Priority, QueueId};
 use crate::units::Time;
 
@@ -102,6 +102,13 @@ pub struct Monitor {
     pub port_queue: Vec<PerQueue<QueueCounters>>,
     /// Transmit counters per (port, priority), priority-major: see [`Monitor::tx_index`].
     pub tx: Vec<TxCounters>,
+    /// Per port: its `tx_bytes` when its last transmit account was settled into `tx`
+    /// (`Port::settle_tx`).
+    pub(super) tx_settled: Vec<u64>,
+    /// Frames counted by ports and not yet settled into `tx` (debug builds: the readers of
+    /// `tx` check that it is zero).
+    #[cfg(debug_assertions)]
+    pub(crate) unsettled: u64,
     /// Transmitted bytes per (port, priority) when the statistics window opened.
     pub tx_at_warmup: Vec<u64>,
     /// Frames lost on the wire leaving each port, per priority: (frames, wire bytes).
@@ -148,6 +155,9 @@ impl Monitor {
             port_prio: vec![PerPrio::default(); nports],
             port_queue: vec![PerQueue::default(); nports],
             tx: vec![TxCounters::default(); nports * 8],
+            tx_settled: vec![0; nports],
+            #[cfg(debug_assertions)]
+            unsettled: 0,
             tx_at_warmup: Vec::new(),
             lost: vec![PerPrio::default(); nports],
             flows: FlowWindow::new(nflows, FlowRecord::default()),
@@ -188,16 +198,46 @@ impl Monitor {
     /// Transmit counters of (port, priority).
     #[inline]
     pub fn tx_of(&self, port: PortId, prio: Priority) -> &TxCounters {
+        self.assert_settled();
+        self.tx_unsettled(port, prio)
+    }
+
+    /// [`Monitor::tx_of`] without the check that the ports settled their accounts (for
+    /// `Port::tx_counters`, which adds its own).
+    #[inline]
+    pub(crate) fn tx_unsettled(&self, port: PortId, prio: Priority) -> &TxCounters {
         &self.tx[self.tx_index(port, prio)]
     }
 
-    /// Count a frame of `wire` bytes put on the wire by `port` at priority `prio`.
+    /// Debug builds: every port has settled its transmit account (`Port::settle_tx`), so
+    /// `tx` holds every frame sent. A reader of `tx` that finds otherwise is a bug.
     #[inline]
-    pub(crate) fn count_tx(&mut self, port: PortId, prio: Priority, wire: u32) {
+    pub(crate) fn assert_settled(&self) {
+        #[cfg(debug_assertions)]
+        assert_eq!(
+            self.unsettled, 0,
+            "transmit counters read before the ports settled them"
+        );
+    }
+
+    /// Add a port's open transmit account to `tx`: `frames` frames sent by `port` at priority
+    /// `prio`, its transmitted bytes (all priorities) now `tx_bytes`, of which the account
+    /// holds those since the last settle (`Port::count_tx`).
+    pub(crate) fn settle_tx(&mut self, port: PortId, prio: Priority, frames: u32, tx_bytes: u64) {
+        #[cfg(debug_assertions)]
+        {
+            self.unsettled -= u64::from(frames);
+        }
+        let from = std::mem::replace(&mut self.tx_settled[port.idx()], tx_bytes);
         let i = self.tx_index(port, prio);
-        let c = handle::at_mut(&mut self.tx, i);
-        c.packets += 1;
-        c.bytes += wire as u64;
+        let c = &mut self.tx[i];
+        c.packets += u64::from(frames);
+        c.bytes += tx_bytes - from;
+    }
+
+    /// A port's transmitted bytes (all priorities) when its account was last settled.
+    pub(crate) fn tx_settled_bytes(&self, port: PortId) -> u64 {
+        self.tx_settled[port.idx()]
     }
 
     /// Count a frame lost on the wire leaving `port`.
@@ -263,6 +303,7 @@ impl Monitor {
 
     /// Open the statistics window: remember what was sent and delivered so far.
     pub fn open_stats_window(&mut self) {
+        self.assert_settled();
         self.tx_at_warmup = self.tx.iter().map(|c| c.bytes).collect();
         let mut d = FlowWindow::default();
         d.release_below(self.flows.base());

@@ -81,6 +81,8 @@ fn peak_in_flight(sc: Scenario) -> (u64, Sim) {
             break;
         }
     }
+    // Events driven by hand: settle the ports' transmit accounts as `Sim::run` does.
+    sim.settle_tx();
     (peak, sim)
 }
 

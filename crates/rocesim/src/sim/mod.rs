@@ -440,7 +440,23 @@ impl Sim {
         }
     }
 
+    /// Settle every port's open transmit account into the monitor (`Port::settle_tx`):
+    /// before anything reads the per-(port, priority) transmit table.
+    pub(crate) fn settle_tx(&mut self) {
+        let monitor = &mut self.ctx.monitor;
+        for s in &mut self.switches {
+            for port in s.ports.iter_mut() {
+                port.settle_tx(monitor);
+            }
+        }
+        for n in &mut self.nics {
+            n.port.settle_tx(monitor);
+        }
+        monitor.assert_settled();
+    }
+
     fn on_deadlock_check(&mut self) {
+        self.settle_tx();
         let now = self.now();
         let next = now + self.detector.interval;
         if next <= self.end {
@@ -460,6 +476,7 @@ impl Sim {
     }
 
     fn on_sample(&mut self) {
+        self.settle_tx();
         let now = self.now();
         let (nics, conns) = (&self.nics, &self.ctx.conns);
         let cc = |f: u32| flow_cc(nics, conns, f);
@@ -475,6 +492,7 @@ impl Sim {
 
     /// A last throughput sample at the end of the run, so the series covers it.
     pub(crate) fn sample_final(&mut self) {
+        self.settle_tx();
         let now = self.now();
         if self.sampler.throughput_interval.is_some() && now > self.sampler.last {
             let (nics, conns) = (&self.nics, &self.ctx.conns);
@@ -487,6 +505,7 @@ impl Sim {
     }
 
     fn open_stats_window(&mut self) {
+        self.settle_tx();
         self.warmup_done = true;
         self.ctx.monitor.open_stats_window();
     }

@@ -234,6 +234,7 @@ impl Sim {
     /// for cycles among them all. True when the run stops on a deadlock found now
     /// (`sim.stop_on_deadlock`).
     fn check_deadlocks(&mut self, sync: &Sync, me: usize, now: Time) -> bool {
+        self.settle_tx();
         if me == 0 {
             // One event on one thread.
             self.events += 1;
