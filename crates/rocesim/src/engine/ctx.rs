@@ -11,6 +11,7 @@ use super::{Event, EventQueue, PacketArena};
 use crate::fabric::int::IntPool;
 use crate::fabric::route_ahead::RouteAhead;
 use crate::fabric::routing::RoutingTable;
+use crate::fabric::xoff_table::XoffTable;
 use crate::monitor::Monitor;
 use crate::nic::conn::ConnTable;
 use crate::packet::{flags, PacketKind};
@@ -37,6 +38,9 @@ pub struct Ctx {
     /// Which QP of which NIC serves each flow (components only read it; the world fills it
     /// when a flow starts).
     pub conns: ConnTable,
+    /// The XOFF state of every switch ingress port (each switch reads and writes only its
+    /// own row; see `fabric::xoff_table`).
+    pub xoff: XoffTable,
     /// Events for components another thread simulates, sent during the current window
     /// (`sim.threads`; always empty on one thread).
     pub outbox: Vec<super::Remote>,

@@ -34,7 +34,7 @@ impl Switch {
         !self.isolating::<PLAIN>()
             && port.would_send_at_once(q, ctx)
             && self.marker.marks(port.ecn_queues, q).is_none()
-            && !(lossless && handle::at(&self.xoff, inl).mask & self.pg_prios[pg.idx()] != 0)
+            && !(lossless && ctx.xoff.get(self.id, inl).mask & self.pg_prios[pg.idx()] != 0)
             && self.mmu.pass(inl, pg, outl, q, size, lossless)
     }
 

@@ -42,9 +42,10 @@ struct QueueAcct {
 /// Shared-buffer accounting of one switch. `repr(C)`: what lossless admission and every
 /// release read comes first, in [`Mmu::HOT_BYTES`] bytes (one cache line inside a switch):
 /// the accounting arrays are boxed slices (16 bytes each, they never grow) and the port
-/// count is a `u32`, so that the pool and its sizes fit beside them.
+/// count is a `u32`, so that the pool and its sizes fit beside them. Aligned to a cache line,
+/// so that the hot part is one line wherever the struct sits.
 #[derive(Clone, Debug)]
-#[repr(C)]
+#[repr(C, align(64))]
 pub struct Mmu {
     // The hot line: the accounting arrays, the pool in use and its size.
     pg: Box<[PgAcct]>,

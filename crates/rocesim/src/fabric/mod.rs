@@ -21,3 +21,4 @@ pub mod routing;
 pub mod scheduler;
 pub mod switch;
 pub mod watchdog;
+pub mod xoff_table;

@@ -14,7 +14,6 @@ use super::ecn::EcnMarker;
 use super::forwarding::ForwardingFaults;
 use super::isolation::Placement;
 use super::mmu::{Admit, Mmu};
-use super::pfc::XoffState;
 use super::port::{Port, QEntry};
 use super::route_ahead::NO_OUT;
 use super::routing::ecmp_choice;
@@ -27,25 +26,24 @@ use crate::packet::{flags, Header};
 mod switch_pfc;
 
 /// One switch. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
-/// forwarded frame reads fills a few whole lines: line 0 (ports, XOFF state, the DSCP
-/// map), line 1 (latency, ids, the TC maps and the forwarding-fault flag), then the
-/// MMU's hot line (see the layout test at the end of this file).
+/// forwarded frame reads fills a few whole lines: line 0 (ports, the DSCP maps), line 1
+/// (latency, ids, the TC maps and the forwarding-fault flag), then the MMU's hot line (see
+/// the layout test at the end of this file). Its ingress ports' XOFF state is in the
+/// fabric-wide [`super::xoff_table::XoffTable`] (`Ctx::xoff`).
 #[derive(Debug)]
 #[repr(C, align(64))]
 pub struct Switch {
     // Line 0.
     /// Its ports, by local index.
     pub ports: Box<[Port]>,
-    /// Ingress XOFF held per local port: the priorities for which it holds its peer paused.
-    pub xoff: Box<[XoffState]>,
     /// DSCP → TC of the ingress ports (SONiC `DSCP_TO_TC_MAP`) when they all share one map:
     /// one packed table per switch, read from the switch's own line instead of a per-port
     /// table.
     pub dscp_to_tc: DscpNibbles,
-    // Line 1.
     /// DSCP → TC of each ingress port, by local port index, when ports are bound to different
     /// maps (`PORT_QOS_MAP`); empty when every port uses `dscp_to_tc`.
     pub port_dscp_to_tc: Box<[[u8; 64]]>,
+    // Line 1.
     /// Fixed forwarding latency between a frame's arrival and its forwarding decision.
     pub latency: crate::units::Time,
     /// Its index in the topology's switch list.
@@ -285,7 +283,7 @@ impl Switch {
         // The PG's occupancy first: its line is hot from admission, the XOFF masks' line
         // usually is not, and a PG below XOFF needs no look at it.
         let pg_prios = self.pg_prios[pg.idx()];
-        if lossless && over_xoff && self.xoff[inl].mask & pg_prios != pg_prios {
+        if lossless && over_xoff && ctx.xoff.get(self.id, inl).mask & pg_prios != pg_prios {
             self.pause_pg(inl, pg, ctx);
         }
         // An idle port with empty queues would pick this packet at once: it leaves without
@@ -490,7 +488,7 @@ impl Switch {
         if self.isolating::<PLAIN>() {
             self.iso_left(e, out, q, ctx);
         }
-        if e.lossless() && handle::at(&self.xoff, inl).mask & self.pg_prios[e.tc().idx()] != 0 {
+        if e.lossless() && ctx.xoff.get(self.id, inl).mask & self.pg_prios[e.tc().idx()] != 0 {
             self.resume_pg(inl, e.tc(), ctx);
         }
     }
@@ -524,19 +522,18 @@ mod tests {
         assert_eq!(std::mem::align_of::<Switch>(), 64);
         let line0 = [
             line_of(offset_of!(Switch, ports), 16),
-            line_of(offset_of!(Switch, xoff), 16),
             line_of(offset_of!(Switch, dscp_to_tc), 32),
+            line_of(offset_of!(Switch, port_dscp_to_tc), 16),
         ];
         assert_eq!(line0, [0; 3]);
         let line1 = [
-            line_of(offset_of!(Switch, port_dscp_to_tc), 16),
             line_of(offset_of!(Switch, latency), 8),
             line_of(offset_of!(Switch, salt), 4),
             line_of(offset_of!(Switch, pg_prios), 8),
             line_of(offset_of!(Switch, pg_identity), 1),
             line_of(offset_of!(Switch, faults_active), 1),
         ];
-        assert_eq!(line1, [1; 6]);
+        assert_eq!(line1, [1; 5]);
         let mmu = offset_of!(Switch, mmu);
         assert_eq!(mmu, 128, "the MMU's hot part starts line 2");
         const { assert!(Mmu::HOT_BYTES <= 64, "and fills it") };

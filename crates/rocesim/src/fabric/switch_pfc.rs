@@ -12,18 +12,15 @@ impl Switch {
     /// Ingress PG `pg` of local port `inl` crossed XOFF: pause every PFC-enabled priority
     /// mapped to it that is not paused yet (one frame each, lowest priority first).
     pub(super) fn pause_pg(&mut self, inl: usize, pg: Priority, ctx: &mut Ctx) {
-        let mut m = self.pg_prios[pg.idx()] & !self.xoff[inl].mask;
+        let mut xoff = ctx.xoff.get(self.id, inl);
+        let mut m = self.pg_prios[pg.idx()] & !xoff.mask;
         while m != 0 {
             let prio = Priority(m.trailing_zeros() as u8);
             m &= m - 1;
             let quanta = self.pfc_quanta;
-            handle::at_mut(&mut self.ports, inl).send_xoff(
-                handle::at_mut(&mut self.xoff, inl),
-                prio,
-                quanta,
-                ctx,
-            );
+            handle::at_mut(&mut self.ports, inl).send_xoff(&mut xoff, prio, quanta, ctx);
         }
+        *ctx.xoff.get_mut(self.id, inl) = xoff;
     }
 
     /// Resume the priorities of PG `pg` on local port `inl` if the PG fell below XON.
@@ -32,16 +29,14 @@ impl Switch {
         if !self.mmu.under_xon(inl, pg) {
             return;
         }
-        let mut m = self.pg_prios[pg.idx()] & self.xoff[inl].mask;
+        let mut xoff = ctx.xoff.get(self.id, inl);
+        let mut m = self.pg_prios[pg.idx()] & xoff.mask;
         while m != 0 {
             let prio = Priority(m.trailing_zeros() as u8);
             m &= m - 1;
-            handle::at_mut(&mut self.ports, inl).send_xon(
-                handle::at_mut(&mut self.xoff, inl),
-                prio,
-                ctx,
-            );
+            handle::at_mut(&mut self.ports, inl).send_xon(&mut xoff, prio, ctx);
         }
+        *ctx.xoff.get_mut(self.id, inl) = xoff;
     }
 
     /// A pause frame takes effect on egress port `l`.
@@ -69,14 +64,16 @@ impl Switch {
     /// without a departure noticing it (the dynamic threshold grew).
     pub fn on_pfc_refresh(&mut self, l: u16, prio: Priority, ctx: &mut Ctx) {
         let l = l as usize;
-        if !self.ports[l].refresh_due(&self.xoff[l], prio, ctx.now) {
+        let mut xoff = ctx.xoff.get(self.id, l);
+        if !self.ports[l].refresh_due(&xoff, prio, ctx.now) {
             return;
         }
         if self.mmu.under_xon(l, self.tc_to_pg[prio.idx()]) {
-            self.ports[l].send_xon(&mut self.xoff[l], prio, ctx);
+            self.ports[l].send_xon(&mut xoff, prio, ctx);
         } else {
             let quanta = self.pfc_quanta;
-            self.ports[l].send_xoff(&mut self.xoff[l], prio, quanta, ctx);
+            self.ports[l].send_xoff(&mut xoff, prio, quanta, ctx);
         }
+        *ctx.xoff.get_mut(self.id, l) = xoff;
     }
 }

@@ -22,6 +22,7 @@ use crate::fabric::route_ahead::RouteAhead;
 use crate::fabric::routing::{GraphNode, RoutingTable};
 use crate::fabric::switch::Switch;
 use crate::fabric::watchdog::PfcWatchdog;
+use crate::fabric::xoff_table::XoffTable;
 use crate::ids::Priority;
 use crate::ids::{PerPrio, PortId, QueueId};
 use crate::monitor::deadlock::Detector;
@@ -100,6 +101,7 @@ impl Sim {
 
     /// Build the world for `scenario`; with `sim.threads` > 1, as part `part` of it
     /// (`sim/threads.rs`).
+    #[allow(clippy::too_many_lines)] // one literal naming every part of the world
     pub(super) fn build(mut scenario: Scenario, part: u16) -> Result<Sim, BuildError> {
         if scenario.flows.iter().any(|f| f.mem().qps > 1) {
             scenario.list_streams();
@@ -146,6 +148,7 @@ impl Sim {
                 routes,
                 ahead,
                 conns: ConnTable::new(nflows),
+                xoff: XoffTable::new(plan.switch_ports.iter().map(Vec::len)),
                 outbox: Vec::new(),
             },
             switches,
@@ -356,7 +359,6 @@ fn build_switch(sc: &Scenario, s: usize, ports: Vec<Port>, mmu: Mmu) -> Switch {
         pg_prios: p.pg_priorities(),
         pg_identity: p.tc_to_pg == [0, 1, 2, 3, 4, 5, 6, 7],
         faults_active: false,
-        xoff: vec![Default::default(); n].into_boxed_slice(),
         mmu,
         marker: EcnMarker {
             detection: p.detection,
