@@ -77,10 +77,17 @@ impl CounterSampler {
 
     /// Take the sample due at `now`, if one is.
     pub fn sample_due(&mut self, now: Time, switches: &[Switch], m: &Monitor) {
-        if now >= self.next {
+        if self.is_due(now) {
             self.sample(now, switches, m);
             self.next = now + self.interval.expect("scheduled");
         }
+    }
+
+    /// Whether a sample is due at `now` (it reads the transmit counters: the world settles
+    /// the ports' accounts first).
+    #[inline]
+    pub fn is_due(&self, now: Time) -> bool {
+        now >= self.next
     }
 
     /// A last sample at the end of the run (when sampling is on and none was taken at `now`).

@@ -476,8 +476,10 @@ impl Sim {
     }
 
     fn on_sample(&mut self) {
-        self.settle_tx();
         let now = self.now();
+        if self.sampler.counters.is_due(now) {
+            self.settle_tx();
+        }
         let (nics, conns) = (&self.nics, &self.ctx.conns);
         let cc = |f: u32| flow_cc(nics, conns, f);
         let role = |f: u32| flow_role(self.part.as_deref(), conns, f);
