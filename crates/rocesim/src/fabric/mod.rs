@@ -16,6 +16,7 @@ pub mod ns3_hash;
 pub mod params;
 pub mod pfc;
 pub mod port;
+pub mod queue_entry;
 pub mod route_ahead;
 pub mod routing;
 pub mod scheduler;

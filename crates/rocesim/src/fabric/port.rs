@@ -9,6 +9,7 @@ use super::egress_fifo::Fifo;
 use super::link::{Channel, Loss};
 use super::params::QueueSched;
 use super::pfc::EgressPause;
+pub use super::queue_entry::QEntry;
 use super::route_ahead::NO_OUT;
 use super::scheduler::Scheduler;
 use crate::engine::{Ctx, Event};
@@ -24,149 +25,6 @@ pub(crate) const NO_TX_PRIO: u8 = u8::MAX;
 /// How far behind a queue's head [`Port::dequeue`] prefetches: one cache line of 16-byte
 /// entries.
 const ENTRY_AHEAD: usize = 4;
-
-/// A queued packet with what its switch needs when it leaves, so that scheduling and MMU
-/// release do not touch the (cold) packet itself.
-///
-/// Two 8-byte words. `lo`: the packet handle (bits 0-31), the buffer bytes (32-47), the wire
-/// bytes beyond them (48-55), the traffic class (56-63); `hi`: the ingress port's local index
-/// (bits 0-15, `u16::MAX` for packets a host made), three flags (16 lossless, 17 INT, 18
-/// replica) and the egress port at the next switch, looked up ahead (32-47). An entry is
-/// built by shifts in registers and stored as two 8-byte words, and every field lies within
-/// one of them, so that reading a field just after the entry was stored is forwarded from the
-/// store. As a struct of narrow fields it was built on the stack
-/// by narrow stores and copied by one 16-byte load, which the core cannot forward from those
-/// stores: the copy waited until every older store had reached the cache
-/// (docs/performance.md, "Store forwarding").
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub struct QEntry {
-    lo: u64,
-    hi: u64,
-}
-
-/// [`QEntry::lossless`]'s bit in the entry's `hi` word.
-const LOSSLESS: u64 = 1 << 16;
-/// [`QEntry::int`]'s bit in `hi`.
-const INT: u64 = 1 << 17;
-/// [`QEntry::replica`]'s bit in `hi`.
-const REPLICA: u64 = 1 << 18;
-/// [`QEntry::ahead`]'s place in `hi` (bits 32-47), stored plus one so that an entry built
-/// without it reads [`NO_OUT`].
-const AHEAD_SHIFT: u32 = 32;
-
-impl QEntry {
-    /// An entry for packet `pkt` that arrived on local port `in_local`: `bytes` buffer bytes
-    /// and `gap` more on the wire, traffic class `tc`; charged as `lossless` to its ingress
-    /// PG, collecting `int` (stamp a hop record when it leaves), a flooded `replica`
-    /// (admitted without the risk of a drop; see `Mmu::admit_replica`).
-    #[inline(always)]
-    #[allow(clippy::too_many_arguments)]
-    pub fn new(
-        pkt: u32,
-        in_local: u16,
-        bytes: u16,
-        gap: u8,
-        tc: Priority,
-        lossless: bool,
-        int: bool,
-        replica: bool,
-    ) -> Self {
-        QEntry {
-            lo: u64::from(pkt)
-                | u64::from(bytes) << 32
-                | u64::from(gap) << 48
-                | u64::from(tc.0) << 56,
-            hi: u64::from(in_local)
-                | if lossless { LOSSLESS } else { 0 }
-                | if int { INT } else { 0 }
-                | if replica { REPLICA } else { 0 },
-        }
-    }
-    /// An entry for a packet a host NIC made (no ingress port), `wire` bytes of which `gap`
-    /// are never buffered.
-    #[inline]
-    pub fn local(pkt: u32, wire: u32, gap: u8, tc: Priority) -> Self {
-        let bytes = (wire - u32::from(gap)) as u16;
-        QEntry::new(pkt, u16::MAX, bytes, gap, tc, false, false, false)
-    }
-    /// Packet handle.
-    #[inline(always)]
-    pub fn pkt(self) -> u32 {
-        self.lo as u32
-    }
-    /// Index on this switch of the port it arrived on (`u16::MAX` for packets a host made).
-    #[inline(always)]
-    pub fn in_local(self) -> u16 {
-        self.hi as u16
-    }
-    /// Buffer bytes (the frame without preamble and gap).
-    #[inline(always)]
-    pub fn bytes(self) -> u16 {
-        (self.lo >> 32) as u16
-    }
-    /// Bytes on the wire beyond `bytes` (preamble and gap, [`crate::packet::Packet::gap`]).
-    #[inline(always)]
-    pub fn gap(self) -> u8 {
-        (self.lo >> 48) as u8
-    }
-    /// Traffic class (= priority group = PFC priority).
-    #[inline(always)]
-    pub fn tc(self) -> Priority {
-        Priority((self.lo >> 56) as u8)
-    }
-    /// Charged to its ingress PG as lossless.
-    #[inline(always)]
-    pub fn lossless(self) -> bool {
-        self.hi & LOSSLESS != 0
-    }
-    /// A data packet collecting INT (stamp a hop record when it leaves).
-    #[inline(always)]
-    pub fn int(self) -> bool {
-        self.hi & INT != 0
-    }
-    /// A flooded copy (admitted without the risk of a drop; see `Mmu::admit_replica`).
-    #[inline(always)]
-    pub fn replica(self) -> bool {
-        self.hi & REPLICA != 0
-    }
-    /// The egress port the next switch will forward this packet to, routed one hop ahead
-    /// (`fabric::route_ahead`), or [`NO_OUT`].
-    #[inline(always)]
-    pub fn ahead(self) -> u16 {
-        ((self.hi >> AHEAD_SHIFT) as u16).wrapping_sub(1)
-    }
-    /// This entry, carrying `out` as its [`QEntry::ahead`] port (built without one, it has
-    /// none).
-    #[inline(always)]
-    pub fn with_ahead(self, out: u16) -> Self {
-        let stored = u64::from(out.wrapping_add(1)) << AHEAD_SHIFT;
-        QEntry {
-            lo: self.lo,
-            hi: self.hi & !(0xFFFF << AHEAD_SHIFT) | stored,
-        }
-    }
-    /// Bytes on the wire.
-    #[inline(always)]
-    pub fn wire(self) -> u32 {
-        self.bytes() as u32 + u32::from(self.gap())
-    }
-}
-
-impl std::fmt::Debug for QEntry {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("QEntry")
-            .field("pkt", &self.pkt())
-            .field("in_local", &self.in_local())
-            .field("bytes", &self.bytes())
-            .field("gap", &self.gap())
-            .field("tc", &self.tc())
-            .field("lossless", &self.lossless())
-            .field("int", &self.int())
-            .field("replica", &self.replica())
-            .field("ahead", &self.ahead())
-            .finish()
-    }
-}
 
 /// One port of a switch or host. The layout is fixed (`repr(C)`, cache-line aligned) so that
 /// the fields every transmit reads share the first cache line.
@@ -358,20 +216,13 @@ impl Port {
     /// Add the open transmit account to the monitor's table, so that [`Monitor::tx`] holds
     /// every frame this port sent; the account stays open, empty.
     pub(crate) fn settle_tx(&mut self, monitor: &mut Monitor) {
-        if self.tx_prio != NO_TX_PRIO {
-            monitor.settle_tx(
-                self.id,
-                Priority(self.tx_prio),
-                self.tx_frames,
-                self.tx_bytes,
-            );
-        } else {
-            debug_assert_eq!(
-                (self.tx_frames, self.tx_bytes),
-                (0, 0),
-                "frames without a priority"
-            );
+        if self.tx_frames == 0 {
+            // Nothing sent since the last settle (bytes only grow with frames).
+            return;
         }
+        debug_assert_ne!(self.tx_prio, NO_TX_PRIO, "frames without a priority");
+        let prio = Priority(self.tx_prio);
+        monitor.settle_tx(self.id, prio, self.tx_frames, self.tx_bytes);
         self.tx_frames = 0;
     }
 

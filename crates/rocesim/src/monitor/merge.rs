@@ -41,10 +41,6 @@ impl Monitor {
             a.packets += b.packets;
             a.bytes += b.bytes;
         }
-        // A port's settled bytes are its part's (zero in the others).
-        for (a, b) in self.tx_settled.iter_mut().zip(&other.tx_settled) {
-            *a += b;
-        }
         for (a, b) in self.tx_at_warmup.iter_mut().zip(&other.tx_at_warmup) {
             *a += b;
         }

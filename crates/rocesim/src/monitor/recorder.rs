@@ -102,9 +102,6 @@ pub struct Monitor {
     pub port_queue: Vec<PerQueue<QueueCounters>>,
     /// Transmit counters per (port, priority), priority-major: see [`Monitor::tx_index`].
     pub tx: Vec<TxCounters>,
-    /// Per port: its `tx_bytes` when its last transmit account was settled into `tx`
-    /// (`Port::settle_tx`).
-    pub(super) tx_settled: Vec<u64>,
     /// Frames counted by ports and not yet settled into `tx` (debug builds: the readers of
     /// `tx` check that it is zero).
     #[cfg(debug_assertions)]
@@ -155,7 +152,6 @@ impl Monitor {
             port_prio: vec![PerPrio::default(); nports],
             port_queue: vec![PerQueue::default(); nports],
             tx: vec![TxCounters::default(); nports * 8],
-            tx_settled: vec![0; nports],
             #[cfg(debug_assertions)]
             unsettled: 0,
             tx_at_warmup: Vec::new(),
@@ -228,16 +224,19 @@ impl Monitor {
         {
             self.unsettled -= u64::from(frames);
         }
-        let from = std::mem::replace(&mut self.tx_settled[port.idx()], tx_bytes);
+        let from = self.tx_settled_bytes(port);
         let i = self.tx_index(port, prio);
         let c = &mut self.tx[i];
         c.packets += u64::from(frames);
         c.bytes += tx_bytes - from;
     }
 
-    /// A port's transmitted bytes (all priorities) when its account was last settled.
+    /// A port's transmitted bytes (all priorities) when its account was last settled: the
+    /// sum of its row of `tx`, which every byte reaches through a settle.
     pub(crate) fn tx_settled_bytes(&self, port: PortId) -> u64 {
-        self.tx_settled[port.idx()]
+        Priority::all()
+            .map(|p| self.tx_unsettled(port, p).bytes)
+            .sum()
     }
 
     /// Count a frame lost on the wire leaving `port`.
