@@ -20,38 +20,46 @@ use crate::fabric::port::{Port, QEntry};
 use crate::ids::{Priority, QueueId};
 use crate::units::Time;
 
-/// One host's NIC.
+/// One host's NIC. The layout is fixed (`repr(C)`, cache-line aligned) so that what every
+/// packet it sends or receives reads sits in a few whole lines: the port's first line, then
+/// one line with its id, pause state and requester table header, one with the responder
+/// table header, the QP scheduler's first line and the receive pipeline's (see the layout
+/// test at the end of this file). Left to the compiler, those fields were spread over five
+/// lines, a table header across two.
 #[derive(Debug)]
+#[repr(C, align(64))]
 pub struct Nic {
-    /// Its host's index.
-    pub id: u32,
     /// Its one port.
     pub port: Port,
+    // The line after the port's.
+    /// Its host's index.
+    pub id: u32,
     /// The priorities for which it holds its switch paused (RX buffer over XOFF).
     pub xoff: XoffState,
     /// Lossless priorities (bitmask).
     pub pfc_enable: u8,
     /// Quanta of its pause frames.
     pub pfc_quanta: u16,
-    /// The receive pipeline.
-    pub rx: RxPipeline,
-    /// Requester QPs of the flows it sends.
-    pub senders: Slots<Requester>,
-    /// Responder QPs of the flows it receives.
-    pub responders: Slots<Responder>,
-    /// Requester QPs started and not fully acknowledged, in round-robin order, with the
-    /// ones that may send now.
-    pub sched: ReadyList,
     /// When a pending NicWake fires (`NEVER` = none pending).
     pub wake_at: Time,
-    /// The NIC's PFC storm guard (mlx5 `pfc_prevention_tout`).
-    pub storm: StormGuard,
+    /// Requester QPs of the flows it sends.
+    pub senders: Slots<Requester>,
+    // The next line.
+    /// Responder QPs of the flows it receives.
+    pub responders: Slots<Responder>,
     /// Its on-chip caches; `None` = an ideal NIC (`nic.cache = "off"`).
     pub mem: Option<Box<NicMemory>>,
+    /// Requester QPs started and not fully acknowledged, in round-robin order, with the
+    /// ones that may send now (starts a line of its own).
+    pub sched: ReadyList,
+    /// The receive pipeline (starts a line of its own).
+    pub rx: RxPipeline,
     /// Selective-repeat state of its IRN and SRNIC QPs.
     pub irn: Selective,
     /// Its loss-recovery counters.
     pub recovery: RecoveryCounters,
+    /// The NIC's PFC storm guard (mlx5 `pfc_prevention_tout`).
+    pub storm: StormGuard,
 }
 
 impl Nic {
@@ -179,5 +187,36 @@ impl Nic {
             }
         }
         self.port.flush_wire(ctx);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::mem::{offset_of, size_of};
+
+    /// The line (of an aligned NIC) where a field of `size` bytes at `offset` starts, and
+    /// the one where it ends.
+    fn lines(offset: usize, size: usize) -> (usize, usize) {
+        (offset / 64, (offset + size - 1) / 64)
+    }
+
+    #[test]
+    fn per_packet_fields_fill_few_cache_lines() {
+        assert_eq!(std::mem::align_of::<Nic>(), 64);
+        let hot = offset_of!(Nic, id) / 64;
+        assert_eq!(offset_of!(Nic, id) % 64, 0, "the hot line follows the port");
+        for (name, at, size) in [
+            ("xoff", offset_of!(Nic, xoff), size_of::<XoffState>()),
+            ("pfc_enable", offset_of!(Nic, pfc_enable), 1),
+            ("wake_at", offset_of!(Nic, wake_at), 8),
+            ("senders", offset_of!(Nic, senders), size_of::<Slots<Requester>>()),
+        ] {
+            assert_eq!(lines(at, size), (hot, hot), "{name}");
+        }
+        let next = lines(offset_of!(Nic, responders), size_of::<Slots<Responder>>());
+        assert_eq!(next, (hot + 1, hot + 1), "responders: one line of their own");
+        assert_eq!(offset_of!(Nic, sched) % 64, 0, "the scheduler starts a line");
+        assert_eq!(offset_of!(Nic, rx) % 64, 0, "the receive pipeline starts a line");
     }
 }

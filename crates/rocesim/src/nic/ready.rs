@@ -13,7 +13,7 @@ use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 use super::qp_state::QpState;
-use super::rank_set::RankSet;
+use super::rank_set::RankSets;
 use crate::units::Time;
 
 /// What the list keeps about one rank.
@@ -32,15 +32,24 @@ struct RankInfo {
 const VACANT: u32 = u32::MAX;
 
 /// The requester QPs of one NIC in activation order, with their Ready and Paced sets.
+/// `repr(C)`, aligned to a cache line: what a pick reads (the rank table's and the Ready
+/// sets' headers, the cursor, the priorities with members) fills its first line, the
+/// counts and the Paced heaps follow. Left to the compiler, those fields sat in three lines
+/// apart from the Ready set of the priority served, itself a line of its own.
 #[derive(Clone, Debug, Default)]
+#[repr(C, align(64))]
 pub struct ReadyList {
     info: Vec<RankInfo>,
+    ready: RankSets,
     live: u32,
     cursor: u32,
-    ready: [RankSet; 8],
+    /// Priorities with a Ready QP (bitmask).
     ready_prios: u8,
-    paced: [BinaryHeap<Reverse<(Time, u32)>>; 8],
+    /// Priorities that may have a live Paced QP (bitmask).
     paced_prios: u8,
+    /// Ready QPs per priority (`ready_prios` says which are non-zero).
+    ready_count: [u32; 8],
+    paced: [BinaryHeap<Reverse<(Time, u32)>>; 8],
 }
 
 impl ReadyList {
@@ -68,9 +77,10 @@ impl ReadyList {
             .filter(|i| i.slot != VACANT)
             .count() as u32;
         let was_ready: Vec<bool> = (0..old.len() as u32)
-            .map(|r| self.ready[old[r as usize].prio as usize].contains(r))
+            .map(|r| self.ready.contains(old[r as usize].prio as usize, r))
             .collect();
-        self.ready.iter_mut().for_each(RankSet::clear);
+        self.ready.clear();
+        self.ready_count = [0; 8];
         self.paced.iter_mut().for_each(BinaryHeap::clear);
         (self.ready_prios, self.paced_prios) = (0, 0);
         for (info, ready) in old.into_iter().zip(was_ready) {
@@ -82,8 +92,7 @@ impl ReadyList {
             renamed(info.slot, rank);
             let p = info.prio as usize;
             if ready {
-                self.ready[p].insert(rank);
-                self.ready_prios |= 1 << p;
+                self.set_ready(p, rank);
             }
             if info.paced_at != Time::NEVER {
                 self.paced[p].push(Reverse((info.paced_at, rank)));
@@ -116,9 +125,7 @@ impl ReadyList {
         }
         info.prio = prio;
         info.paced_at = Time::NEVER;
-        if self.ready[old].remove(rank) && self.ready[old].is_empty() {
-            self.ready_prios &= !(1 << old);
-        }
+        self.unset_ready(old, rank);
     }
 
     /// The QP of rank `rank` leaves (complete).
@@ -145,10 +152,9 @@ impl ReadyList {
             info.paced_at = Time::NEVER;
         }
         if st == QpState::Ready {
-            self.ready[p].insert(rank);
-            self.ready_prios |= 1 << p;
-        } else if self.ready[p].remove(rank) && self.ready[p].is_empty() {
-            self.ready_prios &= !(1 << p);
+            self.set_ready(p, rank);
+        } else {
+            self.unset_ready(p, rank);
         }
     }
 
@@ -175,19 +181,17 @@ impl ReadyList {
 
     /// Paced QPs of priority `p` whose time has come become Ready (or window-full).
     fn promote(&mut self, p: usize, now: Time) {
-        let heap = &mut self.paced[p];
-        while let Some(&Reverse((t, rank))) = heap.peek() {
+        while let Some(&Reverse((t, rank))) = self.paced[p].peek() {
             if t > now {
                 return;
             }
-            heap.pop();
+            self.paced[p].pop();
             let info = &mut self.info[rank as usize];
             // Live only if it still matches (and its QP has not moved to another priority).
             if info.paced_at == t && info.prio as usize == p {
                 info.paced_at = Time::NEVER;
                 if info.then_ready {
-                    self.ready[p].insert(rank);
-                    self.ready_prios |= 1 << p;
+                    self.set_ready(p, rank);
                 }
             }
         }
@@ -217,14 +221,34 @@ impl ReadyList {
         e
     }
 
+    /// Rank `rank` joins priority `p`'s Ready set (if not in it yet).
+    #[inline]
+    fn set_ready(&mut self, p: usize, rank: u32) {
+        if self.ready.insert(p, rank) {
+            self.ready_count[p] += 1;
+            self.ready_prios |= 1 << p;
+        }
+    }
+
+    /// Rank `rank` leaves priority `p`'s Ready set (if in it).
+    #[inline]
+    fn unset_ready(&mut self, p: usize, rank: u32) {
+        if self.ready.remove(p, rank) {
+            self.ready_count[p] -= 1;
+            if self.ready_count[p] == 0 {
+                self.ready_prios &= !(1 << p);
+            }
+        }
+    }
+
     /// The first Ready rank at or after the cursor, circularly, among priorities `cand`.
     #[inline]
     fn first_ready(&self, cand: u8) -> u32 {
         if cand.is_power_of_two() {
-            let s = &self.ready[cand.trailing_zeros() as usize];
-            return s
-                .next_from(self.cursor)
-                .or_else(|| s.next_from(0))
+            let p = cand.trailing_zeros() as usize;
+            return (self.ready)
+                .next_from(p, self.cursor)
+                .or_else(|| self.ready.next_from(p, 0))
                 .expect("a candidate priority has a Ready QP");
         }
         let from = |start: u32| {
@@ -233,7 +257,7 @@ impl ReadyList {
             while m != 0 {
                 let p = m.trailing_zeros() as usize;
                 m &= m - 1;
-                if let Some(r) = self.ready[p].next_from(start) {
+                if let Some(r) = self.ready.next_from(p, start) {
                     best = Some(best.map_or(r, |b| b.min(r)));
                 }
             }
@@ -242,5 +266,26 @@ impl ReadyList {
         from(self.cursor)
             .or_else(|| from(0))
             .expect("a candidate priority has a Ready QP")
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::ReadyList;
+    use std::mem::offset_of;
+
+    /// What a pick reads lies in the list's first cache line.
+    #[test]
+    fn a_pick_reads_one_line_of_the_list() {
+        assert_eq!(std::mem::align_of::<ReadyList>(), 64);
+        for end in [
+            offset_of!(ReadyList, info) + 24,
+            offset_of!(ReadyList, ready) + 24,
+            offset_of!(ReadyList, cursor) + 4,
+            offset_of!(ReadyList, ready_prios) + 1,
+            offset_of!(ReadyList, paced_prios) + 1,
+        ] {
+            assert!(end <= 64, "a field ends at byte {end}");
+        }
     }
 }

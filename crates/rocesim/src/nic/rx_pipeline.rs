@@ -14,28 +14,31 @@ use crate::ids::{FlowId, Priority};
 use crate::packet::PacketKind;
 use crate::units::Time;
 
-/// State of one NIC's receive pipeline.
+/// State of one NIC's receive pipeline. `repr(C)`, aligned to a cache line: what every
+/// arriving packet reads ([`RxPipeline::bypass`]: the queue's length and the two flags)
+/// comes first, in one line.
 #[derive(Clone, Debug)]
+#[repr(C, align(64))]
 pub struct RxPipeline {
-    /// Parameters.
-    pub params: RxParams,
     /// Packets waiting, with their buffer bytes.
     pub queue: VecDeque<(u32, u32)>,
-    /// Bytes in the RX buffer.
-    pub bytes: u64,
-    /// A packet is being processed (an RxDone event is pending).
-    pub busy: bool,
-    /// Processing stopped by a fault.
-    pub stalled: bool,
-    /// When the current stall began.
-    pub stalled_since: Time,
-    /// The NIC's PFC watchdog has disabled pause generation for good.
-    pub pause_disabled: bool,
     /// Packets are consumed as they arrive when nothing waits (line rate, no per-packet
     /// time, no PCIe limit or latency, no QP context or memory translation to look up).
     line: bool,
+    /// Processing stopped by a fault.
+    pub stalled: bool,
+    /// A packet is being processed (an RxDone event is pending).
+    pub busy: bool,
+    /// The NIC's PFC watchdog has disabled pause generation for good.
+    pub pause_disabled: bool,
+    /// Bytes in the RX buffer.
+    pub bytes: u64,
+    /// When the current stall began.
+    pub stalled_since: Time,
     /// Packets whose payload DMA is in flight, with when it completes (in order).
     pub placing: VecDeque<(Time, u32)>,
+    /// Parameters.
+    pub params: RxParams,
 }
 
 impl RxPipeline {
@@ -248,5 +251,20 @@ impl Nic {
             // Taken at arrival (`on_arrive`).
             PacketKind::Cip => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod layout_tests {
+    use super::RxPipeline;
+    use std::mem::{offset_of, size_of};
+
+    /// What `bypass` reads lies in the struct's first cache line.
+    #[test]
+    fn the_bypass_test_reads_one_line() {
+        assert_eq!(std::mem::align_of::<RxPipeline>(), 64);
+        let queue_end = offset_of!(RxPipeline, queue) + size_of::<std::collections::VecDeque<(u32, u32)>>();
+        assert!(queue_end <= 64);
+        assert!(offset_of!(RxPipeline, line) < 64 && offset_of!(RxPipeline, stalled) < 64);
     }
 }
