@@ -210,13 +210,29 @@ mod tests {
             ("xoff", offset_of!(Nic, xoff), size_of::<XoffState>()),
             ("pfc_enable", offset_of!(Nic, pfc_enable), 1),
             ("wake_at", offset_of!(Nic, wake_at), 8),
-            ("senders", offset_of!(Nic, senders), size_of::<Slots<Requester>>()),
+            (
+                "senders",
+                offset_of!(Nic, senders),
+                size_of::<Slots<Requester>>(),
+            ),
         ] {
             assert_eq!(lines(at, size), (hot, hot), "{name}");
         }
         let next = lines(offset_of!(Nic, responders), size_of::<Slots<Responder>>());
-        assert_eq!(next, (hot + 1, hot + 1), "responders: one line of their own");
-        assert_eq!(offset_of!(Nic, sched) % 64, 0, "the scheduler starts a line");
-        assert_eq!(offset_of!(Nic, rx) % 64, 0, "the receive pipeline starts a line");
+        assert_eq!(
+            next,
+            (hot + 1, hot + 1),
+            "responders: one line of their own"
+        );
+        assert_eq!(
+            offset_of!(Nic, sched) % 64,
+            0,
+            "the scheduler starts a line"
+        );
+        assert_eq!(
+            offset_of!(Nic, rx) % 64,
+            0,
+            "the receive pipeline starts a line"
+        );
     }
 }

@@ -263,7 +263,8 @@ mod layout_tests {
     #[test]
     fn the_bypass_test_reads_one_line() {
         assert_eq!(std::mem::align_of::<RxPipeline>(), 64);
-        let queue_end = offset_of!(RxPipeline, queue) + size_of::<std::collections::VecDeque<(u32, u32)>>();
+        let queue_end =
+            offset_of!(RxPipeline, queue) + size_of::<std::collections::VecDeque<(u32, u32)>>();
         assert!(queue_end <= 64);
         assert!(offset_of!(RxPipeline, line) < 64 && offset_of!(RxPipeline, stalled) < 64);
     }
