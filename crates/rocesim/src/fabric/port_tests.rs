@@ -140,3 +140,23 @@ fn reading_transmit_counters_before_settling_panics_in_debug_builds() {
     port.count_tx(Priority(3), 1048, &mut m);
     let _ = m.tx_of(PortId(1), Priority(3));
 }
+
+/// An open account about to wrap its `u32` frame count is settled first, so a port that
+/// sends more than 2^32 - 1 frames between two settles loses none: 2^32 - 1 frames, then
+/// two more, read 2^32 + 1.
+#[test]
+fn an_account_about_to_wrap_is_settled_before_it_does() {
+    let (mut port, mut m) = counting_port();
+    port.count_tx(Priority(3), 1048, &mut m);
+    // As if 2^32 - 2 more frames of that priority had been counted since.
+    port.tx_frames = u32::MAX;
+    #[cfg(debug_assertions)]
+    {
+        m.unsettled = u64::from(u32::MAX);
+    }
+    port.count_tx(Priority(3), 1048, &mut m);
+    port.count_tx(Priority(3), 1048, &mut m);
+    port.settle_tx(&mut m);
+    assert_eq!(m.tx_of(PortId(1), Priority(3)).packets, (1u64 << 32) + 1);
+    assert_eq!(m.tx_of(PortId(1), Priority(3)).bytes, 3 * 1048);
+}
