@@ -271,17 +271,17 @@ impl ReadyList {
 
 #[cfg(test)]
 mod layout_tests {
-    use super::ReadyList;
-    use std::mem::offset_of;
+    use super::{RankInfo, RankSets, ReadyList};
+    use std::mem::{offset_of, size_of};
 
     /// What a pick reads lies in the list's first cache line.
     #[test]
     fn a_pick_reads_one_line_of_the_list() {
         assert_eq!(std::mem::align_of::<ReadyList>(), 64);
         for end in [
-            offset_of!(ReadyList, info) + 24,
-            offset_of!(ReadyList, ready) + 24,
-            offset_of!(ReadyList, cursor) + 4,
+            offset_of!(ReadyList, info) + size_of::<Vec<RankInfo>>(),
+            offset_of!(ReadyList, ready) + size_of::<RankSets>(),
+            offset_of!(ReadyList, cursor) + size_of::<u32>(),
             offset_of!(ReadyList, ready_prios) + 1,
             offset_of!(ReadyList, paced_prios) + 1,
         ] {
